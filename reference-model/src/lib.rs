@@ -1,0 +1,6 @@
+//! The gfx10 (RDNA 1/2) instruction set as code: the software oracle of the project.
+//!
+//! Modules (each added when it has real content):
+//! - `isa`: encodings, typed decode and LLVM-syntax disassembly for gfx1013 (PS5) and gfx1030.
+//! - `float`: bit-exact f16/f32/f64 arithmetic in every RDNA float mode.
+#![deny(missing_docs)]
