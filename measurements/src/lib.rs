@@ -1,1 +1,58 @@
-//! Placeholder replaced in the spine commit.
+//! Measured rows and the kernels they were measured with: the format, measurement IDs, validation, merging and
+//! atomic writing, the peer-corpus importer, and the job/backend abstraction every tool shares.
+//!
+//! # Layout on disk
+//!
+//! `measurements/data/<suite>/kernels.toml` holds a suite's kernels ([`kernel`]); `<target>.csv` beside it holds
+//! the rows measured on that target ([`csvio`]).
+//!
+//! # Row format
+//!
+//! One CSV line per lane of a dispatch, with the header [`csvio::HEADER`]:
+//!
+//! | field | meaning |
+//! |---|---|
+//! | `id` | measurement ID ([`id`]), derived from the content; cite it |
+//! | `suite`, `kernel` | the suite and the kernel's name in its `kernels.toml` |
+//! | `target` | the chip the values come from (`gfx1036`, or `rdna2` when the source says no more); the file name |
+//! | `float_mode`, `ieee`, `dx10_clamp`, `fp16_ovfl` | the float mode: FLOAT_MODE as 2 hex digits, then 0/1 |
+//! | `dispatch` | 16 hex digits: hash of the kernel and every lane's inputs; rows with one value ran together |
+//! | `lane` | the lane's index in the dispatch (group * threads + local id) |
+//! | `inputs` | the lane's input dwords, space-separated 8-digit lowercase hex |
+//! | `columns` | the output dword indices that have expected values, ascending |
+//! | `outputs` | the expected values, parallel to `columns` |
+//! | `masks` | the compared bits per column; empty means all `ffffffff` |
+//! | `checks` | one letter per column ([`row::Check`]); empty means all `x` |
+//! | `evidence` | `hardware`, `peer-pinned` or `peer-formula` |
+//! | `source` | who measured it where, or `repo@commit:path#case` of a transcribed test (several joined by ` ; `) |
+//!
+//! # Guarantees
+//!
+//! - Every error names the file, the line and (for CSV) the field number, and says what was wrong.
+//! - Two rows with one ID merge (columns united, sources united); if they disagree on a cell the load fails with
+//!   a [`error::Conflict`]: a repeatability failure is never resolved silently.
+//! - Writes go through [`atomic::write_atomic`]: temp file, fsync, rename.
+#![deny(missing_docs)]
+
+pub mod atomic;
+pub mod compare;
+pub mod csvio;
+pub mod error;
+pub mod hex;
+pub mod id;
+pub mod job;
+pub mod kernel;
+pub mod mode;
+pub mod peer;
+pub mod row;
+pub mod store;
+
+pub use error::{Error, Result};
+pub use job::{Backend, BackendError, Job, JobOutput};
+pub use mode::FloatMode;
+pub use store::{Dataset, Suite};
+
+/// The folder of the bundled measurements (`measurements/data` in the source tree).
+pub fn bundled_data_dir() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data")
+}

@@ -1,0 +1,323 @@
+//! The row CSV format: reading with line-precise errors, canonical writing.
+
+use crate::atomic::write_atomic;
+use crate::error::{Error, Pos, Result};
+use crate::hex::{format_dwords, parse_dwords, truncate};
+use crate::id::valid_id;
+use crate::mode::{parse_bit, parse_float_mode, FloatMode};
+use crate::row::{valid_target, Cell, Check, Evidence, Row};
+use std::path::Path;
+
+/// The header every row file starts with, in this order.
+pub const HEADER: [&str; 17] = [
+    "id",
+    "suite",
+    "kernel",
+    "target",
+    "float_mode",
+    "ieee",
+    "dx10_clamp",
+    "fp16_ovfl",
+    "dispatch",
+    "lane",
+    "inputs",
+    "columns",
+    "outputs",
+    "masks",
+    "checks",
+    "evidence",
+    "source",
+];
+
+/// A row and the position of its line in the file it was read from.
+pub type Located<T> = (T, Pos);
+
+/// Parses row-file bytes. `path` is used in messages only.
+pub fn parse_rows(path: &Path, bytes: &[u8]) -> Result<Vec<Located<Row>>> {
+    let mut rdr = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(bytes);
+    let mut rows = Vec::new();
+    let mut header_seen = false;
+    let mut record = csv::StringRecord::new();
+    loop {
+        let more = rdr
+            .read_record(&mut record)
+            .map_err(|e| csv_error(path, &e))?;
+        if !more {
+            break;
+        }
+        let line = record.position().map_or(0, |p| p.line());
+        if !header_seen {
+            let got: Vec<&str> = record.iter().collect();
+            if got != HEADER {
+                return Err(Error::syntax(
+                    path,
+                    Pos::new(line, 1),
+                    format!(
+                        "the header must be `{}`, found `{}`",
+                        HEADER.join(","),
+                        truncate(&got.join(","))
+                    ),
+                ));
+            }
+            header_seen = true;
+            continue;
+        }
+        if record.len() != HEADER.len() {
+            return Err(Error::syntax(
+                path,
+                Pos::new(line, record.len().min(HEADER.len()) as u64),
+                format!(
+                    "the row has {} fields, the header {}",
+                    record.len(),
+                    HEADER.len()
+                ),
+            ));
+        }
+        let row = parse_record(&record).map_err(|(field, message)| {
+            Error::syntax(
+                path,
+                Pos::new(line, field as u64 + 1),
+                format!("field `{}`: {message}", HEADER[field]),
+            )
+        })?;
+        rows.push((row, Pos::new(line, 0)));
+    }
+    if !header_seen {
+        return Err(Error::syntax(
+            path,
+            Pos::new(1, 1),
+            "the file is empty: it needs at least the header line",
+        ));
+    }
+    Ok(rows)
+}
+
+/// Reads a row file.
+pub fn read_rows(path: &Path) -> Result<Vec<Located<Row>>> {
+    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    parse_rows(path, &bytes)
+}
+
+fn csv_error(path: &Path, e: &csv::Error) -> Error {
+    let pos = e
+        .position()
+        .map_or(Pos::default(), |p| Pos::new(p.line(), 0));
+    let message = match e.kind() {
+        csv::ErrorKind::Utf8 { err, .. } => format!("invalid UTF-8 in field {}", err.field() + 1),
+        _ => e.to_string(),
+    };
+    Error::syntax(path, pos, message)
+}
+
+fn parse_record(r: &csv::StringRecord) -> std::result::Result<Row, (usize, String)> {
+    let f = |i: usize| r.get(i).unwrap_or_default();
+    let id = f(0).to_string();
+    if !valid_id(&id) {
+        return Err((
+            0,
+            format!(
+                "`{}` is not a measurement ID (M- and 16 lowercase hex digits)",
+                truncate(&id)
+            ),
+        ));
+    }
+    let name = |i: usize| -> std::result::Result<String, (usize, String)> {
+        let v = f(i);
+        if v.is_empty() || v.len() > 128 || v.chars().any(|c| c.is_control() || c.is_whitespace()) {
+            return Err((
+                i,
+                format!("`{}` is empty, too long or has spaces", truncate(v)),
+            ));
+        }
+        Ok(v.to_string())
+    };
+    let suite = name(1)?;
+    let kernel = name(2)?;
+    let target = f(3).to_string();
+    if !valid_target(&target) {
+        return Err((
+            3,
+            format!(
+                "target `{}` is not lowercase letters and digits",
+                truncate(&target)
+            ),
+        ));
+    }
+    let mode = FloatMode {
+        float_mode: parse_float_mode(f(4)).map_err(|e| (4, e))?,
+        ieee: parse_bit("ieee", f(5)).map_err(|e| (5, e))?,
+        dx10_clamp: parse_bit("dx10_clamp", f(6)).map_err(|e| (6, e))?,
+        fp16_ovfl: parse_bit("fp16_ovfl", f(7)).map_err(|e| (7, e))?,
+    };
+    let dispatch = f(8).to_string();
+    if dispatch.len() != 16
+        || !dispatch
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    {
+        return Err((
+            8,
+            format!(
+                "`{}` is not a dispatch hash (16 lowercase hex digits)",
+                truncate(&dispatch)
+            ),
+        ));
+    }
+    let lane = f(9)
+        .parse::<u32>()
+        .ok()
+        .filter(|_| !f(9).starts_with('+') && (f(9) == "0" || !f(9).starts_with('0')))
+        .ok_or((9, format!("`{}` is not a lane number", truncate(f(9)))))?;
+    let inputs = parse_dwords(f(10)).map_err(|e| (10, e))?;
+    let mut columns = Vec::new();
+    for (i, c) in f(11).split_ascii_whitespace().enumerate() {
+        let v = c.parse::<u32>().map_err(|_| {
+            (
+                11,
+                format!("item {}: `{}` is not a dword index", i + 1, truncate(c)),
+            )
+        })?;
+        if columns.last().is_some_and(|&last| v <= last) {
+            return Err((
+                11,
+                format!("item {}: columns must be strictly ascending", i + 1),
+            ));
+        }
+        columns.push(v);
+    }
+    if columns.is_empty() {
+        return Err((11, "a row needs at least one column".into()));
+    }
+    let outputs = parse_dwords(f(12)).map_err(|e| (12, e))?;
+    if outputs.len() != columns.len() {
+        return Err((
+            12,
+            format!("{} outputs for {} columns", outputs.len(), columns.len()),
+        ));
+    }
+    let masks = if f(13).is_empty() {
+        vec![u32::MAX; columns.len()]
+    } else {
+        parse_dwords(f(13)).map_err(|e| (13, e))?
+    };
+    if masks.len() != columns.len() {
+        return Err((
+            13,
+            format!(
+                "{} masks for {} columns (leave it empty for all ffffffff)",
+                masks.len(),
+                columns.len()
+            ),
+        ));
+    }
+    let checks: Vec<Check> = if f(14).is_empty() {
+        vec![Check::Exact; columns.len()]
+    } else {
+        f(14)
+            .chars()
+            .enumerate()
+            .map(|(i, c)| {
+                Check::from_letter(c).ok_or((
+                    14,
+                    format!("letter {} `{c}` is not one of x n h l a -", i + 1),
+                ))
+            })
+            .collect::<std::result::Result<_, _>>()?
+    };
+    if checks.len() != columns.len() {
+        return Err((
+            14,
+            format!(
+                "{} check letters for {} columns (leave it empty for all x)",
+                checks.len(),
+                columns.len()
+            ),
+        ));
+    }
+    let evidence = Evidence::parse(f(15)).ok_or((
+        15,
+        format!(
+            "`{}` is not hardware, peer-pinned or peer-formula",
+            truncate(f(15))
+        ),
+    ))?;
+    let source = f(16).to_string();
+    if source.trim().is_empty() {
+        return Err((16, "every row needs its source".into()));
+    }
+    let cells = (0..columns.len())
+        .map(|i| Cell {
+            column: columns[i],
+            value: outputs[i],
+            mask: masks[i],
+            check: checks[i],
+        })
+        .collect();
+    Ok(Row {
+        id,
+        suite,
+        kernel,
+        target,
+        mode,
+        dispatch,
+        lane,
+        inputs,
+        cells,
+        evidence,
+        source,
+    })
+}
+
+/// Renders rows as CSV text, in the given order, with the compact forms (empty masks when all are ffffffff,
+/// empty checks when all are `x`).
+pub fn rows_to_csv(rows: &[Row]) -> Vec<u8> {
+    let mut w = csv::WriterBuilder::new()
+        .terminator(csv::Terminator::Any(b'\n'))
+        .from_writer(Vec::new());
+    // Writing to a Vec cannot fail.
+    let _ = w.write_record(HEADER);
+    for r in rows {
+        let columns: Vec<String> = r.cells.iter().map(|c| c.column.to_string()).collect();
+        let outputs: Vec<u32> = r.cells.iter().map(|c| c.value).collect();
+        let masks: Vec<u32> = r.cells.iter().map(|c| c.mask).collect();
+        let checks: String = r.cells.iter().map(|c| c.check.letter()).collect();
+        let lane = r.lane.to_string();
+        let record = [
+            r.id.as_str(),
+            &r.suite,
+            &r.kernel,
+            &r.target,
+            &format!("{:02x}", r.mode.float_mode),
+            if r.mode.ieee { "1" } else { "0" },
+            if r.mode.dx10_clamp { "1" } else { "0" },
+            if r.mode.fp16_ovfl { "1" } else { "0" },
+            &r.dispatch,
+            &lane,
+            &format_dwords(&r.inputs),
+            &columns.join(" "),
+            &format_dwords(&outputs),
+            &if masks.iter().all(|&m| m == u32::MAX) {
+                String::new()
+            } else {
+                format_dwords(&masks)
+            },
+            &if checks.chars().all(|c| c == 'x') {
+                String::new()
+            } else {
+                checks
+            },
+            r.evidence.name(),
+            &r.source,
+        ];
+        let _ = w.write_record(record);
+    }
+    w.into_inner().unwrap_or_default()
+}
+
+/// Writes rows to `path` atomically (crate docs: temp file, fsync, rename).
+pub fn write_rows(path: &Path, rows: &[Row]) -> Result<()> {
+    write_atomic(path, &rows_to_csv(rows))
+}

@@ -1,0 +1,133 @@
+//! Errors of the measurement store. Every variant names the file and, where the input has lines, the line and
+//! column of the offending text, so a contributor can fix a file without guessing.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// A position in a text file (1-based line and column).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Pos {
+    /// 1-based line number; 0 when the input has no line structure.
+    pub line: u64,
+    /// 1-based column (character in the line, or field number for CSV); 0 when unknown.
+    pub column: u64,
+}
+
+impl Pos {
+    /// A position from a line and column.
+    pub fn new(line: u64, column: u64) -> Self {
+        Pos { line, column }
+    }
+
+    /// The line and column of byte `offset` in `text`.
+    pub fn of_offset(text: &str, offset: usize) -> Self {
+        let offset = offset.min(text.len());
+        let before = &text.as_bytes()[..offset];
+        let line = before.iter().filter(|&&b| b == b'\n').count() as u64 + 1;
+        let line_start = before
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1);
+        let column = String::from_utf8_lossy(&before[line_start..])
+            .chars()
+            .count() as u64
+            + 1;
+        Pos { line, column }
+    }
+}
+
+impl fmt::Display for Pos {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (self.line, self.column) {
+            (0, _) => Ok(()),
+            (l, 0) => write!(f, ":{l}"),
+            (l, c) => write!(f, ":{l}:{c}"),
+        }
+    }
+}
+
+/// Everything that can go wrong reading, validating, merging or writing measurements.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The file could not be read or written.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The operating system's error.
+        source: std::io::Error,
+    },
+    /// The file's text is malformed or a value in it is invalid.
+    #[error("{}{pos}: {message}", path.display())]
+    Syntax {
+        /// The file.
+        path: PathBuf,
+        /// Where in the file.
+        pos: Pos,
+        /// What was wrong, in words.
+        message: String,
+    },
+    /// Two rows claim the same measurement ID but disagree on an output: a repeatability failure.
+    #[error("{0}")]
+    Conflict(Box<Conflict>),
+}
+
+impl Error {
+    /// A syntax error at `pos` of `path`.
+    pub fn syntax(path: &Path, pos: Pos, message: impl Into<String>) -> Self {
+        Error::Syntax {
+            path: path.to_path_buf(),
+            pos,
+            message: message.into(),
+        }
+    }
+
+    /// An I/O error on `path`.
+    pub fn io(path: &Path, source: std::io::Error) -> Self {
+        Error::Io {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+}
+
+/// Where a row came from, for error messages: a file and line, or a description of an import.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Origin {
+    /// The file (CSV or peer JSON).
+    pub path: PathBuf,
+    /// Where in it.
+    pub pos: Pos,
+}
+
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}{}", self.path.display(), self.pos)
+    }
+}
+
+/// The same measurement ID with two different outputs. Never resolved silently: the caller reports it.
+#[derive(Debug, Clone)]
+pub struct Conflict {
+    /// The measurement ID both rows carry.
+    pub id: String,
+    /// The output dword index where they differ.
+    pub column: u32,
+    /// The first row's value and where it was read.
+    pub first: (u32, Origin),
+    /// The second row's value and where it was read.
+    pub second: (u32, Origin),
+}
+
+impl fmt::Display for Conflict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}: repeatability conflict: measurement {} output dword {} is {:08x} here but {:08x} at {}",
+            self.second.1, self.id, self.column, self.second.0, self.first.0, self.first.1
+        )
+    }
+}
+
+/// Result type of this crate.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,232 @@
+//! The one abstraction every tool shares (DESIGN.md): a job is one dispatch of one kernel in one float mode over
+//! a memory image; a backend runs it and returns every lane's output dwords, or a typed error.
+
+use crate::kernel::{Abi, Kernel};
+use crate::mode::FloatMode;
+use crate::store::Suite;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// One dispatch to run.
+#[derive(Debug, Clone)]
+pub struct Job {
+    /// The suite the kernel belongs to (for messages).
+    pub suite: String,
+    /// The kernel: words, ABI, launch shape, memory layout, output placement.
+    pub kernel: Arc<Kernel>,
+    /// The float mode the dispatch runs in.
+    pub mode: FloatMode,
+    /// The dispatch hash shared by the rows this job reproduces.
+    pub dispatch: String,
+    /// Inputs of the lanes that have rows, ascending by lane; other lanes see only the arrays' fill.
+    pub lanes: Vec<(u32, Vec<u32>)>,
+}
+
+/// One array of a job's memory image with its initial contents.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ArrayImage {
+    /// Name (as the kernel's memory list and user data say).
+    pub name: String,
+    /// Required address alignment in bytes.
+    pub align: u32,
+    /// Initial contents.
+    pub dwords: Vec<u32>,
+}
+
+impl Job {
+    /// The initial memory image: every array of the kernel, filled and initialised, rows placed.
+    pub fn memory_image(&self) -> Vec<ArrayImage> {
+        let k = &self.kernel;
+        k.memory
+            .iter()
+            .map(|a| {
+                let mut dwords = vec![a.fill.0; a.bytes as usize / 4];
+                for init in &a.init {
+                    let base = init.dword_offset as usize;
+                    if init.rows {
+                        for (lane, inputs) in &self.lanes {
+                            let at = base + *lane as usize * k.input_dwords as usize;
+                            // Kernel validation bounds `rows` inits to the array, so this never truncates.
+                            if let Some(dst) = dwords.get_mut(at..at + inputs.len()) {
+                                dst.copy_from_slice(inputs);
+                            }
+                        }
+                    } else if let Some(dst) = dwords.get_mut(base..base + init.dwords.len()) {
+                        for (d, s) in dst.iter_mut().zip(&init.dwords) {
+                            *d = s.0;
+                        }
+                    }
+                }
+                ArrayImage {
+                    name: a.name.clone(),
+                    align: a.align,
+                    dwords,
+                }
+            })
+            .collect()
+    }
+
+    /// The values of the kernel's `user_data` list once the backend has placed the arrays at `addresses`
+    /// (parallel to [`Job::memory_image`]). For `agc-buffer-v1` these are the user SGPRs from s0; for `oracle-v1`
+    /// they are the dwords of the kernel argument segment, whose address goes in s[0:1].
+    pub fn user_data(&self, addresses: &[u64]) -> Result<Vec<u32>, String> {
+        let k = &self.kernel;
+        let items = k.user_data()?;
+        items
+            .iter()
+            .map(|u| match u.array() {
+                None => Ok(u.value(0, 0)),
+                Some(name) => {
+                    let i = k.memory.iter().position(|a| a.name == name).ok_or_else(|| {
+                        format!("user data refers to array `{name}`, which kernel `{}` does not have", k.name)
+                    })?;
+                    let addr = *addresses.get(i).ok_or("fewer addresses than arrays")?;
+                    Ok(u.value(addr, k.memory[i].bytes))
+                }
+            })
+            .collect()
+    }
+
+    /// The ABI.
+    pub fn abi(&self) -> Abi {
+        self.kernel.abi
+    }
+
+    /// Number of lanes in the dispatch.
+    pub fn lane_count(&self) -> u64 {
+        self.kernel.lanes()
+    }
+
+    /// Reads every lane's output dwords from the final contents of the output array.
+    pub fn outputs_from(&self, output_array: &[u32]) -> Result<JobOutput, String> {
+        let k = &self.kernel;
+        let mut lanes = Vec::with_capacity(self.lane_count() as usize);
+        for lane in 0..self.lane_count() as usize {
+            let at = lane * k.output.stride_dwords as usize;
+            let slice = output_array
+                .get(at..at + k.output_dwords as usize)
+                .ok_or_else(|| {
+                    format!(
+                        "output array `{}` is too small for lane {lane}",
+                        k.output.array
+                    )
+                })?;
+            lanes.push(slice.to_vec());
+        }
+        Ok(JobOutput { lanes })
+    }
+
+    /// A one-line description for messages.
+    pub fn describe(&self) -> String {
+        format!(
+            "{}/{} mode {} dispatch {}",
+            self.suite,
+            self.kernel.name,
+            self.mode.canonical(),
+            self.dispatch
+        )
+    }
+}
+
+/// Every lane's output dwords, lane-indexed, `output_dwords` each.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JobOutput {
+    /// `lanes[lane][column]`.
+    pub lanes: Vec<Vec<u32>>,
+}
+
+/// Why a backend did not produce outputs. `Unsupported` is counted apart from the other errors in reports.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BackendError {
+    /// The backend does not implement an instruction or mode the job needs; it refuses rather than guess.
+    #[error("unsupported: {instruction}: {reason}")]
+    Unsupported {
+        /// The instruction (or feature) in words, e.g. `v_sin_f32 (word 12)` or `FLOAT_MODE 0xd0`.
+        instruction: String,
+        /// Why.
+        reason: String,
+    },
+    /// A memory access outside every region of the job's memory.
+    #[error("fault: {reason} (address {address:#x}, pc word {pc})")]
+    Fault {
+        /// The guest address.
+        address: u64,
+        /// The program counter, in words from the kernel's start.
+        pc: u32,
+        /// What was accessed.
+        reason: String,
+    },
+    /// The kernel did not finish within the backend's instruction budget.
+    #[error("timeout: no s_endpgm after {instructions} instructions")]
+    Timeout {
+        /// Instructions executed (per wave) before giving up.
+        instructions: u64,
+    },
+    /// The job itself is malformed (e.g. user data naming a missing array).
+    #[error("invalid job: {0}")]
+    InvalidJob(String),
+    /// The device or driver failed.
+    #[error("device error: {0}")]
+    Device(String),
+}
+
+/// Something that runs jobs: the reference model, the recompiler on a Vulkan device, a real GPU.
+pub trait Backend {
+    /// Name shown in reports (`model`, `vulkan:lavapipe`, ...).
+    fn name(&self) -> String;
+    /// Runs one job.
+    fn run(&self, job: &Job) -> Result<JobOutput, BackendError>;
+}
+
+/// A job and the IDs of the rows (one per lane and target) it reproduces.
+#[derive(Debug, Clone)]
+pub struct PlannedJob {
+    /// The job.
+    pub job: Job,
+    /// Measurement IDs of the rows it is compared with.
+    pub rows: Vec<String>,
+}
+
+/// Groups a suite's rows into jobs: one per kernel, mode and dispatch (rows of several targets share a job).
+pub fn plan_jobs(suite: &Suite) -> Vec<PlannedJob> {
+    let kernels: BTreeMap<&str, Arc<Kernel>> = suite
+        .kernels
+        .kernels
+        .iter()
+        .map(|k| (k.name.as_str(), Arc::new(k.clone())))
+        .collect();
+    let order: BTreeMap<&str, usize> = suite
+        .kernels
+        .kernels
+        .iter()
+        .enumerate()
+        .map(|(i, k)| (k.name.as_str(), i))
+        .collect();
+    let mut groups: BTreeMap<(usize, FloatMode, &str), (BTreeMap<u32, &[u32]>, Vec<String>)> =
+        BTreeMap::new();
+    for s in suite.rows.values() {
+        let r = &s.row;
+        let Some(&ki) = order.get(r.kernel.as_str()) else {
+            continue;
+        };
+        let g = groups.entry((ki, r.mode, r.dispatch.as_str())).or_default();
+        g.0.insert(r.lane, &r.inputs);
+        g.1.push(r.id.clone());
+    }
+    groups
+        .into_iter()
+        .map(|((ki, mode, dispatch), (lanes, ids))| {
+            let kernel = kernels[suite.kernels.kernels[ki].name.as_str()].clone();
+            PlannedJob {
+                job: Job {
+                    suite: suite.name().to_string(),
+                    kernel,
+                    mode,
+                    dispatch: dispatch.to_string(),
+                    lanes: lanes.into_iter().map(|(l, i)| (l, i.to_vec())).collect(),
+                },
+                rows: ids,
+            }
+        })
+        .collect()
+}

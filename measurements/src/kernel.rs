@@ -1,0 +1,744 @@
+//! The kernel file of a suite (`kernels.toml`): the machine words each measurement ran, how they were launched,
+//! the memory they saw and how their outputs are compared.
+//!
+//! ```toml
+//! schema = "kernels-v1"
+//! suite = "peer-f32-arithmetic-nan"
+//!
+//! [[kernel]]
+//! name = "Code"
+//! abi = "agc-buffer-v1"
+//! wave = 32
+//! threads = 32
+//! grid = [1, 1, 1]
+//! lds_bytes = 0
+//! input_dwords = 4
+//! output_dwords = 16
+//! user_data = ["in.lo", "in.hi16", "in.bytes", "31016fac", "out.lo", "out.hi16", "out.bytes", "31016fac"]
+//! tgid = [false, false, false]
+//! output = { array = "out", stride_dwords = 16 }
+//! words = ["34020084", "34060086", "bf810000"]
+//!
+//! [[kernel.memory]]
+//! name = "in"
+//! bytes = 512
+//! fill = "00000000"
+//! init = [{ dword_offset = 0, rows = true }]
+//! ```
+//!
+//! The kernel's *content hash* covers everything that changes what the hardware computes (ABI, launch shape,
+//! LDS size, user data, memory layout, output placement and every word) and nothing else (not its name, labels,
+//! provenance or the file it sits in), so measurement IDs survive renames and moves.
+
+use crate::error::{Error, Pos, Result};
+use crate::hex::{format_dwords, HexDword};
+use serde::Deserialize;
+use sha2::{Digest, Sha256};
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// The schema tag every kernel file starts with.
+pub const SCHEMA: &str = "kernels-v1";
+
+/// A kernel ABI of DESIGN.md.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize)]
+pub enum Abi {
+    /// The hardware oracle layout: kernarg pointer in s[0:1], inputs in v4..v7, outputs from v10..v25.
+    #[serde(rename = "oracle-v1")]
+    OracleV1,
+    /// The peer tests' layout: user SGPRs from s0 as the kernel's `user_data` list says, v0 = lane index.
+    #[serde(rename = "agc-buffer-v1")]
+    AgcBufferV1,
+}
+
+impl Abi {
+    /// The ABI's name as written in files.
+    pub fn name(self) -> &'static str {
+        match self {
+            Abi::OracleV1 => "oracle-v1",
+            Abi::AgcBufferV1 => "agc-buffer-v1",
+        }
+    }
+}
+
+/// One array of the dispatch's memory image.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Array {
+    /// Name the user data and the output placement refer to.
+    pub name: String,
+    /// Size in bytes.
+    pub bytes: u32,
+    /// The dword every byte not otherwise initialised holds.
+    pub fill: HexDword,
+    /// Alignment of the array's address in bytes (a power of two; default 256).
+    #[serde(default = "default_align")]
+    pub align: u32,
+    /// Initial contents placed over the fill.
+    #[serde(default)]
+    pub init: Vec<Init>,
+}
+
+fn default_align() -> u32 {
+    256
+}
+
+/// Initial contents of part of an array.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Init {
+    /// Where the contents start, in dwords from the array's start.
+    pub dword_offset: u32,
+    /// When true, the dispatch's rows go here: lane L's inputs at dword `dword_offset + L * input_dwords`.
+    #[serde(default)]
+    pub rows: bool,
+    /// Fixed dwords (when `rows` is false).
+    #[serde(default)]
+    pub dwords: Vec<HexDword>,
+}
+
+/// Where each lane's output dwords are read after the dispatch.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Output {
+    /// The array the outputs are read from.
+    pub array: String,
+    /// Lane L's output dwords start at dword `L * stride_dwords` of the array.
+    pub stride_dwords: u32,
+}
+
+/// A float format a column's tolerance is counted in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TolFormat {
+    /// The whole dword is an f32.
+    F32,
+    /// The low 16 bits are an f16 (the high half must match exactly).
+    F16,
+}
+
+/// A documented tolerance on one output dword of a kernel (DESIGN.md, "Comparison policy").
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ColumnPolicy {
+    /// The output dword index.
+    pub index: u32,
+    /// The float format the distance is measured in.
+    pub format: TolFormat,
+    /// Maximum distance in units in the last place.
+    pub ulp: u32,
+    /// Why the tolerance exists (required: a tolerance without a reason is not allowed).
+    pub reason: String,
+}
+
+/// Where a kernel came from.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Provenance {
+    /// Repository (`owner/name`).
+    pub repo: String,
+    /// Path of the file in that repository.
+    pub path: String,
+    /// Commit the file was read at.
+    pub commit: String,
+}
+
+/// One kernel of a suite.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Kernel {
+    /// Name, unique in the suite; rows refer to it.
+    pub name: String,
+    /// Launch ABI.
+    pub abi: Abi,
+    /// Wave size: 32 or 64.
+    pub wave: u32,
+    /// Threads per workgroup.
+    pub threads: u32,
+    /// Workgroups in x, y, z.
+    #[serde(default = "default_grid")]
+    pub grid: [u32; 3],
+    /// LDS bytes per workgroup.
+    #[serde(default)]
+    pub lds_bytes: u32,
+    /// Input dwords per lane (a row's `inputs`).
+    pub input_dwords: u32,
+    /// Output dwords per lane (a row's `columns` index into these).
+    pub output_dwords: u32,
+    /// What each user SGPR holds, s0 upwards (`agc-buffer-v1`; see [`UserData`]).
+    #[serde(default)]
+    pub user_data: Vec<String>,
+    /// Which workgroup-id SGPRs follow the user data.
+    #[serde(default)]
+    pub tgid: [bool; 3],
+    /// Arrays of the dispatch's memory image.
+    #[serde(default)]
+    pub memory: Vec<Array>,
+    /// Where outputs are read.
+    pub output: Output,
+    /// Per-column tolerances (none means bit-exact everywhere).
+    #[serde(default, rename = "column")]
+    pub columns: Vec<ColumnPolicy>,
+    /// Human labels of output dwords (informational).
+    #[serde(default)]
+    pub labels: Vec<String>,
+    /// Where the kernel came from.
+    #[serde(default)]
+    pub source: Option<Provenance>,
+    /// Number of words the source declared, when it differs from `words.len()` (informational).
+    #[serde(default)]
+    pub declared_word_count: Option<u32>,
+    /// The machine words, in order.
+    pub words: Vec<HexDword>,
+}
+
+fn default_grid() -> [u32; 3] {
+    [1, 1, 1]
+}
+
+/// A user SGPR's content in the `agc-buffer-v1` ABI.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum UserData {
+    /// Address bits 31:0 of an array.
+    Lo(String),
+    /// Address bits 63:32 of an array.
+    Hi(String),
+    /// Address bits 47:32 of an array, with a buffer stride in bits 29:16 and swizzle enable in bit 31.
+    Hi16 {
+        /// The array.
+        array: String,
+        /// Stride in bytes (0 when absent).
+        stride: u32,
+        /// Swizzle enable.
+        swizzle: bool,
+    },
+    /// Size of an array in bytes.
+    Bytes(String),
+    /// Size of an array in dwords.
+    Dwords(String),
+    /// A literal dword.
+    Literal(u32),
+}
+
+impl UserData {
+    /// Parses one `user_data` item (corpus README: `in.lo`, `in.hi16+stride8+swizzle`, `31016fac`, ...).
+    pub fn parse(text: &str) -> Result<UserData, String> {
+        if let Ok(v) = crate::hex::parse_dword(text) {
+            return Ok(UserData::Literal(v));
+        }
+        let (array, field) = text.split_once('.').ok_or_else(|| {
+            format!("user data `{text}` is neither `<array>.<field>` nor a hex dword")
+        })?;
+        if array.is_empty() {
+            return Err(format!("user data `{text}` names no array"));
+        }
+        let a = array.to_string();
+        let mut parts = field.split('+');
+        let head = parts.next().unwrap_or_default();
+        let rest: Vec<&str> = parts.collect();
+        let simple = |v: UserData| {
+            if rest.is_empty() {
+                Ok(v)
+            } else {
+                Err(format!("user data `{text}`: `{head}` takes no modifiers"))
+            }
+        };
+        match head {
+            "lo" => simple(UserData::Lo(a)),
+            "hi" => simple(UserData::Hi(a)),
+            "bytes" => simple(UserData::Bytes(a)),
+            "dwords" => simple(UserData::Dwords(a)),
+            "hi16" => {
+                let mut stride = 0;
+                let mut swizzle = false;
+                for m in rest {
+                    if let Some(n) = m.strip_prefix("stride") {
+                        stride = n
+                            .parse::<u32>()
+                            .ok()
+                            .filter(|&s| s < (1 << 14))
+                            .ok_or_else(|| {
+                                format!(
+                                    "user data `{text}`: stride `{n}` is not a number below 16384"
+                                )
+                            })?;
+                    } else if m == "swizzle" {
+                        swizzle = true;
+                    } else {
+                        return Err(format!("user data `{text}`: unknown modifier `{m}`"));
+                    }
+                }
+                Ok(UserData::Hi16 {
+                    array: a,
+                    stride,
+                    swizzle,
+                })
+            }
+            _ => Err(format!(
+                "user data `{text}`: unknown field `{head}` (lo, hi, hi16, bytes, dwords)"
+            )),
+        }
+    }
+
+    /// The array this item refers to, if any.
+    pub fn array(&self) -> Option<&str> {
+        match self {
+            UserData::Lo(a) | UserData::Hi(a) | UserData::Bytes(a) | UserData::Dwords(a) => Some(a),
+            UserData::Hi16 { array, .. } => Some(array),
+            UserData::Literal(_) => None,
+        }
+    }
+
+    /// The SGPR value given the array's address and size in bytes.
+    pub fn value(&self, address: u64, bytes: u32) -> u32 {
+        match self {
+            UserData::Lo(_) => address as u32,
+            UserData::Hi(_) => (address >> 32) as u32,
+            UserData::Hi16 {
+                stride, swizzle, ..
+            } => ((address >> 32) as u32 & 0xffff) | (stride << 16) | ((*swizzle as u32) << 31),
+            UserData::Bytes(_) => bytes,
+            UserData::Dwords(_) => bytes / 4,
+            UserData::Literal(v) => *v,
+        }
+    }
+}
+
+impl Kernel {
+    /// The words as plain dwords.
+    pub fn words(&self) -> Vec<u32> {
+        self.words.iter().map(|w| w.0).collect()
+    }
+
+    /// Lanes of one dispatch: threads per group times groups.
+    pub fn lanes(&self) -> u64 {
+        self.threads as u64 * self.grid.iter().map(|&g| g as u64).product::<u64>()
+    }
+
+    /// The parsed user data list.
+    pub fn user_data(&self) -> Result<Vec<UserData>, String> {
+        self.user_data.iter().map(|u| UserData::parse(u)).collect()
+    }
+
+    /// The declared tolerance of output dword `index`, if any.
+    pub fn policy(&self, index: u32) -> Option<&ColumnPolicy> {
+        self.columns.iter().find(|c| c.index == index)
+    }
+
+    /// The array named `name`.
+    pub fn array(&self, name: &str) -> Option<&Array> {
+        self.memory.iter().find(|a| a.name == name)
+    }
+
+    /// Checks everything that a kernel must satisfy to be runnable; the message says what is wrong.
+    pub fn validate(&self) -> Result<(), String> {
+        let n = &self.name;
+        if n.is_empty()
+            || !n
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "_-.".contains(c))
+        {
+            return Err(format!(
+                "kernel name `{n}` must be non-empty ASCII letters, digits, `_`, `-` or `.`"
+            ));
+        }
+        if self.wave != 32 && self.wave != 64 {
+            return Err(format!("kernel `{n}`: wave {} is not 32 or 64", self.wave));
+        }
+        if self.threads == 0 || self.threads > 1024 {
+            return Err(format!(
+                "kernel `{n}`: threads {} is not in 1..=1024",
+                self.threads
+            ));
+        }
+        if self.grid.iter().any(|&g| g == 0) || self.lanes() > 1 << 20 {
+            return Err(format!(
+                "kernel `{n}`: grid {:?} is empty or launches more than 2^20 lanes",
+                self.grid
+            ));
+        }
+        if self.lds_bytes > 64 * 1024 {
+            return Err(format!(
+                "kernel `{n}`: lds_bytes {} exceeds the 64 KiB of a gfx10 workgroup",
+                self.lds_bytes
+            ));
+        }
+        if self.words.is_empty() {
+            return Err(format!("kernel `{n}` has no words"));
+        }
+        if self.output_dwords == 0 || self.input_dwords > 256 || self.output_dwords > 4096 {
+            return Err(format!(
+                "kernel `{n}`: input_dwords must be <= 256 and output_dwords in 1..=4096"
+            ));
+        }
+        let mut names = BTreeSet::new();
+        for a in &self.memory {
+            if !names.insert(a.name.as_str()) {
+                return Err(format!("kernel `{n}`: array `{}` is listed twice", a.name));
+            }
+            if a.bytes == 0 || a.bytes % 4 != 0 || a.bytes > 64 << 20 {
+                return Err(format!(
+                    "kernel `{n}`: array `{}` has {} bytes (a multiple of 4, at most 64 MiB)",
+                    a.name, a.bytes
+                ));
+            }
+            if !a.align.is_power_of_two() || a.align < 4 || a.align > 1 << 16 {
+                return Err(format!(
+                    "kernel `{n}`: array `{}` align {} is not a power of two in 4..=65536",
+                    a.name, a.align
+                ));
+            }
+            let dwords = a.bytes as u64 / 4;
+            for init in &a.init {
+                let len = if init.rows {
+                    if !init.dwords.is_empty() {
+                        return Err(format!(
+                            "kernel `{n}`: array `{}`: an init has both rows and dwords",
+                            a.name
+                        ));
+                    }
+                    self.lanes() * self.input_dwords as u64
+                } else {
+                    init.dwords.len() as u64
+                };
+                if init.dword_offset as u64 + len > dwords {
+                    return Err(format!(
+                        "kernel `{n}`: array `{}` init at dword {} ({len} dwords) runs past its {dwords} dwords",
+                        a.name, init.dword_offset
+                    ));
+                }
+            }
+        }
+        let out = self.array(&self.output.array).ok_or_else(|| {
+            format!(
+                "kernel `{n}`: output array `{}` is not in its memory list",
+                self.output.array
+            )
+        })?;
+        if self.output.stride_dwords < self.output_dwords && self.lanes() > 1 {
+            return Err(format!(
+                "kernel `{n}`: output stride {} is smaller than output_dwords {}",
+                self.output.stride_dwords, self.output_dwords
+            ));
+        }
+        let last =
+            (self.lanes() - 1) * self.output.stride_dwords as u64 + self.output_dwords as u64;
+        if last > out.bytes as u64 / 4 {
+            return Err(format!(
+                "kernel `{n}`: output array `{}` ({} dwords) is too small for {} lanes of {} dwords at stride {}",
+                out.name,
+                out.bytes / 4,
+                self.lanes(),
+                self.output_dwords,
+                self.output.stride_dwords
+            ));
+        }
+        for u in self.user_data()? {
+            if let Some(a) = u.array() {
+                if self.array(a).is_none() {
+                    return Err(format!("kernel `{n}`: user data refers to array `{a}`, which is not in its memory list"));
+                }
+            }
+        }
+        if self.user_data.len() > 32 {
+            return Err(format!(
+                "kernel `{n}`: {} user SGPRs (gfx10 has at most 32)",
+                self.user_data.len()
+            ));
+        }
+        let mut seen = BTreeSet::new();
+        for c in &self.columns {
+            if c.index >= self.output_dwords || !seen.insert(c.index) {
+                return Err(format!(
+                    "kernel `{n}`: column policy for dword {} is out of range or repeated",
+                    c.index
+                ));
+            }
+            if c.reason.trim().is_empty() {
+                return Err(format!(
+                    "kernel `{n}`: the tolerance on dword {} has no reason",
+                    c.index
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The canonical string the content hash is taken over (documented in the crate docs).
+    pub fn canonical(&self) -> String {
+        let mut s = String::from("kernel-v1\n");
+        let _ = writeln!(s, "abi={}", self.abi.name());
+        let _ = writeln!(s, "wave={}", self.wave);
+        let _ = writeln!(s, "threads={}", self.threads);
+        let _ = writeln!(s, "grid={},{},{}", self.grid[0], self.grid[1], self.grid[2]);
+        let _ = writeln!(s, "lds_bytes={}", self.lds_bytes);
+        let _ = writeln!(s, "input_dwords={}", self.input_dwords);
+        let _ = writeln!(s, "output_dwords={}", self.output_dwords);
+        let _ = writeln!(s, "user_data={}", self.user_data.join(","));
+        let _ = writeln!(
+            s,
+            "tgid={},{},{}",
+            self.tgid[0] as u8, self.tgid[1] as u8, self.tgid[2] as u8
+        );
+        for a in &self.memory {
+            let _ = write!(
+                s,
+                "array={}:bytes={}:align={}:fill={:08x}",
+                a.name, a.bytes, a.align, a.fill.0
+            );
+            for i in &a.init {
+                if i.rows {
+                    let _ = write!(s, ":rows@{}", i.dword_offset);
+                } else {
+                    let d: Vec<u32> = i.dwords.iter().map(|d| d.0).collect();
+                    let _ = write!(s, ":dwords@{}={}", i.dword_offset, format_dwords(&d));
+                }
+            }
+            s.push('\n');
+        }
+        let _ = writeln!(
+            s,
+            "output={}:stride={}",
+            self.output.array, self.output.stride_dwords
+        );
+        let _ = writeln!(s, "words={}", format_dwords(&self.words()));
+        s
+    }
+
+    /// SHA-256 of [`Kernel::canonical`], as 64 lowercase hex digits.
+    pub fn content_hash(&self) -> String {
+        hex_digest(self.canonical().as_bytes())
+    }
+}
+
+/// SHA-256 of `bytes` as lowercase hex.
+pub fn hex_digest(bytes: &[u8]) -> String {
+    let d = Sha256::digest(bytes);
+    let mut s = String::with_capacity(64);
+    for b in d.iter() {
+        let _ = write!(s, "{b:02x}");
+    }
+    s
+}
+
+/// A parsed `kernels.toml`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KernelFile {
+    /// The suite these kernels belong to.
+    pub suite: String,
+    /// Free text about the suite.
+    pub description: Option<String>,
+    /// Provenance of the suite as a whole (e.g. the peer test file).
+    pub source: Option<Provenance>,
+    /// The kernels, in file order.
+    pub kernels: Vec<Kernel>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFile {
+    schema: String,
+    suite: String,
+    #[serde(default)]
+    description: Option<String>,
+    #[serde(default)]
+    source: Option<Provenance>,
+    #[serde(default, rename = "kernel")]
+    kernels: Vec<toml::Spanned<Kernel>>,
+}
+
+/// Is `name` a valid suite name (lowercase letters, digits and `-`, starting with a letter)?
+pub fn valid_suite_name(name: &str) -> bool {
+    name.chars().next().is_some_and(|c| c.is_ascii_lowercase())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+}
+
+impl KernelFile {
+    /// Parses and validates kernel file text; `path` is used in error messages only.
+    pub fn parse(path: &Path, text: &str) -> Result<KernelFile> {
+        let raw: RawFile = toml::from_str(text).map_err(|e| {
+            let pos = e
+                .span()
+                .map_or(Pos::default(), |s| Pos::of_offset(text, s.start));
+            Error::syntax(path, pos, e.message().trim().to_string())
+        })?;
+        if raw.schema != SCHEMA {
+            return Err(Error::syntax(
+                path,
+                Pos::new(1, 0),
+                format!("schema `{}` is not `{SCHEMA}`", raw.schema),
+            ));
+        }
+        if !valid_suite_name(&raw.suite) {
+            return Err(Error::syntax(
+                path,
+                Pos::new(1, 0),
+                format!("suite name `{}` is not lowercase-kebab", raw.suite),
+            ));
+        }
+        let mut names = BTreeSet::new();
+        let mut kernels = Vec::with_capacity(raw.kernels.len());
+        for k in raw.kernels {
+            let pos = Pos::of_offset(text, k.span().start);
+            let k = k.into_inner();
+            k.validate().map_err(|m| Error::syntax(path, pos, m))?;
+            if !names.insert(k.name.clone()) {
+                return Err(Error::syntax(
+                    path,
+                    pos,
+                    format!("kernel `{}` is defined twice", k.name),
+                ));
+            }
+            kernels.push(k);
+        }
+        Ok(KernelFile {
+            suite: raw.suite,
+            description: raw.description,
+            source: raw.source,
+            kernels,
+        })
+    }
+
+    /// Reads and validates a kernel file.
+    pub fn read(path: &Path) -> Result<KernelFile> {
+        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        KernelFile::parse(path, &text)
+    }
+
+    /// The kernel named `name`.
+    pub fn kernel(&self, name: &str) -> Option<&Kernel> {
+        self.kernels.iter().find(|k| k.name == name)
+    }
+
+    /// Renders the file in its canonical layout (stable, so re-imports are byte-identical).
+    pub fn to_toml(&self) -> String {
+        let mut s = String::new();
+        s.push_str(
+            "# Kernels of one measurement suite. Format: measurements crate docs (kernels-v1).\n",
+        );
+        let _ = writeln!(s, "schema = {}", q(SCHEMA));
+        let _ = writeln!(s, "suite = {}", q(&self.suite));
+        if let Some(d) = &self.description {
+            let _ = writeln!(s, "description = {}", q(d));
+        }
+        if let Some(p) = &self.source {
+            let _ = writeln!(s, "source = {}", provenance(p));
+        }
+        for k in &self.kernels {
+            s.push_str("\n[[kernel]]\n");
+            let _ = writeln!(s, "name = {}", q(&k.name));
+            let _ = writeln!(s, "abi = {}", q(k.abi.name()));
+            let _ = writeln!(s, "wave = {}", k.wave);
+            let _ = writeln!(s, "threads = {}", k.threads);
+            let _ = writeln!(s, "grid = [{}, {}, {}]", k.grid[0], k.grid[1], k.grid[2]);
+            let _ = writeln!(s, "lds_bytes = {}", k.lds_bytes);
+            let _ = writeln!(s, "input_dwords = {}", k.input_dwords);
+            let _ = writeln!(s, "output_dwords = {}", k.output_dwords);
+            let _ = writeln!(
+                s,
+                "user_data = [{}]",
+                k.user_data
+                    .iter()
+                    .map(|u| q(u))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+            let _ = writeln!(s, "tgid = [{}, {}, {}]", k.tgid[0], k.tgid[1], k.tgid[2]);
+            let _ = writeln!(
+                s,
+                "output = {{ array = {}, stride_dwords = {} }}",
+                q(&k.output.array),
+                k.output.stride_dwords
+            );
+            if let Some(p) = &k.source {
+                let _ = writeln!(s, "source = {}", provenance(p));
+            }
+            if let Some(n) = k.declared_word_count {
+                let _ = writeln!(s, "declared_word_count = {n}");
+            }
+            if !k.labels.is_empty() {
+                s.push_str("labels = [\n");
+                for l in &k.labels {
+                    let _ = writeln!(s, "    {},", q(l));
+                }
+                s.push_str("]\n");
+            }
+            s.push_str("words = [\n");
+            for chunk in k.words.chunks(8) {
+                let line: Vec<String> = chunk.iter().map(|w| format!("\"{:08x}\"", w.0)).collect();
+                let _ = writeln!(s, "    {},", line.join(", "));
+            }
+            s.push_str("]\n");
+            for a in &k.memory {
+                s.push_str("\n[[kernel.memory]]\n");
+                let _ = writeln!(s, "name = {}", q(&a.name));
+                let _ = writeln!(s, "bytes = {}", a.bytes);
+                let _ = writeln!(s, "fill = \"{:08x}\"", a.fill.0);
+                let _ = writeln!(s, "align = {}", a.align);
+                for i in &a.init {
+                    s.push_str("\n[[kernel.memory.init]]\n");
+                    let _ = writeln!(s, "dword_offset = {}", i.dword_offset);
+                    if i.rows {
+                        s.push_str("rows = true\n");
+                    } else {
+                        s.push_str("dwords = [\n");
+                        for chunk in i.dwords.chunks(8) {
+                            let line: Vec<String> =
+                                chunk.iter().map(|w| format!("\"{:08x}\"", w.0)).collect();
+                            let _ = writeln!(s, "    {},", line.join(", "));
+                        }
+                        s.push_str("]\n");
+                    }
+                }
+            }
+            for c in &k.columns {
+                s.push_str("\n[[kernel.column]]\n");
+                let _ = writeln!(s, "index = {}", c.index);
+                let _ = writeln!(
+                    s,
+                    "format = {}",
+                    q(match c.format {
+                        TolFormat::F32 => "f32",
+                        TolFormat::F16 => "f16",
+                    })
+                );
+                let _ = writeln!(s, "ulp = {}", c.ulp);
+                let _ = writeln!(s, "reason = {}", q(&c.reason));
+            }
+        }
+        s
+    }
+}
+
+fn provenance(p: &Provenance) -> String {
+    format!(
+        "{{ repo = {}, path = {}, commit = {} }}",
+        q(&p.repo),
+        q(&p.path),
+        q(&p.commit)
+    )
+}
+
+/// A TOML basic string.
+fn q(text: &str) -> String {
+    let mut s = String::with_capacity(text.len() + 2);
+    s.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => s.push_str("\\\""),
+            '\\' => s.push_str("\\\\"),
+            '\n' => s.push_str("\\n"),
+            '\t' => s.push_str("\\t"),
+            '\r' => s.push_str("\\r"),
+            c if (c as u32) < 0x20 || c == '\u{7f}' => {
+                let _ = write!(s, "\\u{:04x}", c as u32);
+            }
+            c => s.push(c),
+        }
+    }
+    s.push('"');
+    s
+}

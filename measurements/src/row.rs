@@ -1,0 +1,145 @@
+//! One measured row: one lane of one dispatch of one kernel in one float mode on one target.
+
+use crate::mode::FloatMode;
+use std::fmt;
+
+/// How one cell (one output dword of one row) is compared, under its mask.
+///
+/// The letters are those of the peer corpus (shared/corpus/README.md): the NaN-tolerant ones exist because the
+/// source accepted any NaN there, so its expected NaN bits are not the hardware's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Check {
+    /// `x`: bit-exact.
+    Exact,
+    /// `n`: bit-exact, or both values are f32 NaNs.
+    NanF32,
+    /// `h`: bit-exact, or the upper 16 bits are equal and both low halves are f16 NaNs.
+    NanF16LowHighEqual,
+    /// `l`: bit-exact, or both low halves are f16 NaNs.
+    NanF16Low,
+    /// `a`: the output must be an f32 NaN; the expected value is not used.
+    AnyNanF32,
+    /// `-`: not checked (the cell is not counted).
+    Unchecked,
+}
+
+impl Check {
+    /// The check's letter.
+    pub fn letter(self) -> char {
+        match self {
+            Check::Exact => 'x',
+            Check::NanF32 => 'n',
+            Check::NanF16LowHighEqual => 'h',
+            Check::NanF16Low => 'l',
+            Check::AnyNanF32 => 'a',
+            Check::Unchecked => '-',
+        }
+    }
+
+    /// The check for a letter.
+    pub fn from_letter(c: char) -> Option<Check> {
+        Some(match c {
+            'x' => Check::Exact,
+            'n' => Check::NanF32,
+            'h' => Check::NanF16LowHighEqual,
+            'l' => Check::NanF16Low,
+            'a' => Check::AnyNanF32,
+            '-' => Check::Unchecked,
+            _ => return None,
+        })
+    }
+}
+
+/// What kind of evidence a row is (DESIGN.md, "Measurements"); reports count each apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Evidence {
+    /// Measured by the hardware oracle.
+    Hardware,
+    /// A peer test's value, pinned from hardware runs.
+    PeerPinned,
+    /// A peer test's own formula.
+    PeerFormula,
+}
+
+impl Evidence {
+    /// The name written in files.
+    pub fn name(self) -> &'static str {
+        match self {
+            Evidence::Hardware => "hardware",
+            Evidence::PeerPinned => "peer-pinned",
+            Evidence::PeerFormula => "peer-formula",
+        }
+    }
+
+    /// Parses a name written in files.
+    pub fn parse(text: &str) -> Option<Evidence> {
+        Some(match text {
+            "hardware" => Evidence::Hardware,
+            "peer-pinned" => Evidence::PeerPinned,
+            "peer-formula" => Evidence::PeerFormula,
+            _ => return None,
+        })
+    }
+}
+
+impl fmt::Display for Evidence {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// One expected output dword.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Cell {
+    /// Output dword index (0-based, below the kernel's `output_dwords`).
+    pub column: u32,
+    /// The expected value.
+    pub value: u32,
+    /// Bits that are compared.
+    pub mask: u32,
+    /// How the cell is compared.
+    pub check: Check,
+}
+
+/// One measured row. Field meanings: crate docs, "Row format".
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Row {
+    /// The measurement ID (`M-` and 16 hex digits), derived from the row's content.
+    pub id: String,
+    /// The suite (a folder under `measurements/data`).
+    pub suite: String,
+    /// The kernel's name in the suite's `kernels.toml`.
+    pub kernel: String,
+    /// The chip the values come from (`gfx1036`, `rdna2`, ...).
+    pub target: String,
+    /// The float mode the dispatch ran in.
+    pub mode: FloatMode,
+    /// Hash of the dispatch (kernel content and every lane's inputs): rows with the same one ran together.
+    pub dispatch: String,
+    /// The lane's index in the dispatch (workgroup-major: group * threads + local id).
+    pub lane: u32,
+    /// The lane's input dwords.
+    pub inputs: Vec<u32>,
+    /// The expected output cells, in ascending column order.
+    pub cells: Vec<Cell>,
+    /// What kind of evidence the row is.
+    pub evidence: Evidence,
+    /// Who measured it where, or which public test it was transcribed from.
+    pub source: String,
+}
+
+impl Row {
+    /// The cells that are compared (not `-`).
+    pub fn checked_cells(&self) -> impl Iterator<Item = &Cell> {
+        self.cells.iter().filter(|c| c.check != Check::Unchecked)
+    }
+}
+
+/// Is `name` a valid target name (`gfx1036`, `rdna2`: lowercase letters and digits)?
+pub fn valid_target(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 32
+        && name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+}
