@@ -1,1 +1,261 @@
-//! Placeholder replaced in the spine commit.
+//! Runs measured rows through backends and compares, bit for bit under each cell's mask.
+//!
+//! For every suite the rows are grouped into jobs (one per kernel, float mode and dispatch:
+//! [`measurements::job::plan_jobs`]); each job runs once per backend and every checked cell of its rows is
+//! compared ([`measurements::compare::compare_cell`]). A job the backend refuses (`Unsupported`) counts all its
+//! cells as unsupported; one that fails (fault, timeout, device error) counts them as errors. Nothing is
+//! skipped silently: every cell lands in exactly one of matched, matched with tolerance, mismatched,
+//! unsupported or errors.
+#![deny(missing_docs)]
+
+pub mod backends;
+pub mod known;
+
+use measurements::compare::{compare_cell, Verdict};
+use measurements::job::{plan_jobs, Backend, BackendError};
+use measurements::{Dataset, Suite};
+use reports::{BackendSummary, Counts, Mismatch, Problem, SuiteSummary, Summary};
+use std::collections::BTreeMap;
+
+pub use known::KnownDifferences;
+
+/// What to verify.
+#[derive(Debug, Clone, Default)]
+pub struct Filter {
+    /// Suite names or patterns (`peer-f32-*`); empty means all.
+    pub suites: Vec<String>,
+    /// Kernel names or patterns; empty means all.
+    pub kernels: Vec<String>,
+}
+
+/// Does `name` match `pattern` (exact, or `*` standing for any run of characters)?
+pub fn matches(pattern: &str, name: &str) -> bool {
+    fn go(p: &[u8], n: &[u8]) -> bool {
+        match p.split_first() {
+            None => n.is_empty(),
+            Some((b'*', rest)) => (0..=n.len()).any(|i| go(rest, &n[i..])),
+            Some((c, rest)) => n.first() == Some(c) && go(rest, &n[1..]),
+        }
+    }
+    go(pattern.as_bytes(), name.as_bytes())
+}
+
+impl Filter {
+    fn suite(&self, name: &str) -> bool {
+        self.suites.is_empty() || self.suites.iter().any(|p| matches(p, name))
+    }
+
+    fn kernel(&self, name: &str) -> bool {
+        self.kernels.is_empty() || self.kernels.iter().any(|p| matches(p, name))
+    }
+
+    /// The suites of `ds` this filter selects.
+    pub fn selected<'a>(&self, ds: &'a Dataset) -> Vec<&'a Suite> {
+        ds.suites
+            .values()
+            .filter(|s| self.suite(s.name()))
+            .collect()
+    }
+}
+
+/// Options of a run.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Which suites and kernels.
+    pub filter: Filter,
+    /// Listed differences.
+    pub known: KnownDifferences,
+    /// Most mismatches kept in detail per backend.
+    pub mismatch_limit: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            filter: Filter::default(),
+            known: KnownDifferences::default(),
+            mismatch_limit: 5000,
+        }
+    }
+}
+
+/// Number of jobs a run will execute per backend (for progress reporting).
+pub fn job_count(ds: &Dataset, filter: &Filter) -> usize {
+    filter
+        .selected(ds)
+        .iter()
+        .map(|s| {
+            plan_jobs(s)
+                .iter()
+                .filter(|j| filter.kernel(&j.job.kernel.name))
+                .count()
+        })
+        .sum()
+}
+
+/// Verifies every selected row on every backend. `progress` is called once per job run.
+pub fn verify(
+    ds: &Dataset,
+    backends: &[Box<dyn Backend>],
+    opts: &Options,
+    mut progress: impl FnMut(&str),
+) -> Summary {
+    let mut summary = Summary {
+        rows: ds.row_count() as u64,
+        mismatch_limit: opts.mismatch_limit as u64,
+        ..Default::default()
+    };
+    for backend in backends {
+        let name = backend.name();
+        let mut b = BackendSummary {
+            name: name.clone(),
+            ..Default::default()
+        };
+        for suite in opts.filter.selected(ds) {
+            let mut su = SuiteSummary {
+                suite: suite.name().to_string(),
+                ..Default::default()
+            };
+            for planned in plan_jobs(suite) {
+                let job = &planned.job;
+                if !opts.filter.kernel(&job.kernel.name) {
+                    continue;
+                }
+                progress(&job.describe());
+                let result = backend.run(job);
+                let mut job_cells = 0;
+                for id in &planned.rows {
+                    let row = &suite.rows[id].row;
+                    let evidence = su
+                        .by_evidence
+                        .entry(row.evidence.name().to_string())
+                        .or_default();
+                    for cell in row.checked_cells() {
+                        let mut c = Counts {
+                            cells: 1,
+                            ..Default::default()
+                        };
+                        match &result {
+                            Err(BackendError::Unsupported { .. }) => c.unsupported = 1,
+                            Err(_) => c.errors = 1,
+                            Ok(out) => {
+                                let actual = out
+                                    .lanes
+                                    .get(row.lane as usize)
+                                    .and_then(|l| l.get(cell.column as usize));
+                                let verdict = match actual {
+                                    Some(&a) => {
+                                        compare_cell(cell, a, job.kernel.policy(cell.column))
+                                    }
+                                    None => Verdict::Mismatch,
+                                };
+                                match verdict {
+                                    Verdict::Exact => c.matched = 1,
+                                    Verdict::NanAccepted => {
+                                        c.matched = 1;
+                                        c.matched_nan_rule = 1;
+                                    }
+                                    Verdict::WithinTolerance(_) => c.matched_with_tolerance = 1,
+                                    Verdict::Mismatch => {
+                                        c.mismatched = 1;
+                                        let known = opts
+                                            .known
+                                            .reason(&name, &row.id, cell.column)
+                                            .map(str::to_string);
+                                        c.known_differences = known.is_some() as u64;
+                                        if b.mismatches.len() < opts.mismatch_limit {
+                                            let a = actual.copied();
+                                            b.mismatches.push(Mismatch {
+                                                id: row.id.clone(),
+                                                suite: row.suite.clone(),
+                                                kernel: row.kernel.clone(),
+                                                target: row.target.clone(),
+                                                lane: row.lane,
+                                                mode: row.mode.canonical(),
+                                                evidence: row.evidence.name().to_string(),
+                                                inputs: row
+                                                    .inputs
+                                                    .iter()
+                                                    .map(|i| format!("{i:08x}"))
+                                                    .collect(),
+                                                column: cell.column,
+                                                label: job
+                                                    .kernel
+                                                    .labels
+                                                    .get(cell.column as usize)
+                                                    .cloned()
+                                                    .unwrap_or_default(),
+                                                expected: format!("{:08x}", cell.value),
+                                                actual: a.map_or("missing".into(), |a| {
+                                                    format!("{a:08x}")
+                                                }),
+                                                mask: format!("{:08x}", cell.mask),
+                                                check: cell.check.letter().to_string(),
+                                                differing_bits: format!(
+                                                    "{:08x}",
+                                                    (cell.value ^ a.unwrap_or(!cell.value))
+                                                        & cell.mask
+                                                ),
+                                                known_difference: known,
+                                            });
+                                        } else {
+                                            b.mismatches_omitted += 1;
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                        evidence.add(&c);
+                        su.counts.add(&c);
+                        job_cells += 1;
+                    }
+                }
+                if let Err(e) = &result {
+                    b.problems.push(Problem {
+                        suite: suite.name().to_string(),
+                        kernel: job.kernel.name.clone(),
+                        mode: job.mode.canonical(),
+                        dispatch: job.dispatch.clone(),
+                        kind: if matches!(e, BackendError::Unsupported { .. }) {
+                            "unsupported"
+                        } else {
+                            "error"
+                        }
+                        .into(),
+                        message: e.to_string(),
+                        cells: job_cells,
+                    });
+                }
+            }
+            b.counts.add(&su.counts);
+            b.suites.push(su);
+        }
+        summary.backends.push(b);
+    }
+    summary
+}
+
+/// Totals per evidence kind over all suites of a backend.
+pub fn evidence_totals(b: &BackendSummary) -> BTreeMap<String, Counts> {
+    let mut out: BTreeMap<String, Counts> = BTreeMap::new();
+    for s in &b.suites {
+        for (k, c) in &s.by_evidence {
+            out.entry(k.clone()).or_default().add(c);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::matches;
+
+    #[test]
+    fn patterns() {
+        assert!(matches("peer-f32-*", "peer-f32-min-max-nan"));
+        assert!(matches("*nan", "peer-f32-min-max-nan"));
+        assert!(!matches("peer-f16-*", "peer-f32-min-max-nan"));
+        assert!(matches("Code", "Code"));
+        assert!(!matches("Code", "Code2"));
+    }
+}

@@ -1,0 +1,157 @@
+//! The result model every renderer reads. Conformance fills it; JSON is its serde form.
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Cell counts. A cell is one checked output dword of one measured row.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Counts {
+    /// Checked cells.
+    pub cells: u64,
+    /// Cells equal to the measurement under its mask, or accepted by the cell's NaN rule.
+    pub matched: u64,
+    /// Of `matched`: cells whose bits differ but whose check letter accepts both NaNs.
+    pub matched_nan_rule: u64,
+    /// Cells within a column's declared tolerance (not counted in `matched`).
+    pub matched_with_tolerance: u64,
+    /// Cells that differ.
+    pub mismatched: u64,
+    /// Of `mismatched`: cells listed as known differences, with their reason.
+    pub known_differences: u64,
+    /// Cells the backend could not run (it reported the instruction or mode unsupported).
+    pub unsupported: u64,
+    /// Cells whose job failed (fault, timeout, device error).
+    pub errors: u64,
+}
+
+impl Counts {
+    /// Adds another count into this one.
+    pub fn add(&mut self, o: &Counts) {
+        self.cells += o.cells;
+        self.matched += o.matched;
+        self.matched_nan_rule += o.matched_nan_rule;
+        self.matched_with_tolerance += o.matched_with_tolerance;
+        self.mismatched += o.mismatched;
+        self.known_differences += o.known_differences;
+        self.unsupported += o.unsupported;
+        self.errors += o.errors;
+    }
+
+    /// Share of cells matched exactly or within tolerance, in percent (100 when there are no cells).
+    pub fn pass_percent(&self) -> f64 {
+        if self.cells == 0 {
+            100.0
+        } else {
+            (self.matched + self.matched_with_tolerance) as f64 * 100.0 / self.cells as f64
+        }
+    }
+}
+
+/// Counts of one suite on one backend.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SuiteSummary {
+    /// Suite name.
+    pub suite: String,
+    /// The counts.
+    #[serde(flatten)]
+    pub counts: Counts,
+    /// The same counts split by the rows' evidence kind (`hardware`, `peer-pinned`, `peer-formula`).
+    pub by_evidence: BTreeMap<String, Counts>,
+}
+
+/// One cell that differed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Mismatch {
+    /// Measurement ID of the row.
+    pub id: String,
+    /// Suite.
+    pub suite: String,
+    /// Kernel name.
+    pub kernel: String,
+    /// Target the expected value was measured on.
+    pub target: String,
+    /// Lane in the dispatch.
+    pub lane: u32,
+    /// Float mode, canonical (`c0/0/1/0`).
+    pub mode: String,
+    /// Evidence kind of the row.
+    pub evidence: String,
+    /// The lane's inputs (8-digit hex).
+    pub inputs: Vec<String>,
+    /// Output dword index.
+    pub column: u32,
+    /// Label of the column, when the kernel has one.
+    pub label: String,
+    /// Expected value (8-digit hex).
+    pub expected: String,
+    /// What the backend produced (8-digit hex).
+    pub actual: String,
+    /// Compared bits (8-digit hex).
+    pub mask: String,
+    /// The cell's check letter.
+    pub check: String,
+    /// `(expected ^ actual) & mask` (8-digit hex).
+    pub differing_bits: String,
+    /// Reason, when this mismatch is a listed known difference.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub known_difference: Option<String>,
+}
+
+/// A job the backend did not run to completion: every cell of it is unsupported or an error.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Problem {
+    /// Suite.
+    pub suite: String,
+    /// Kernel.
+    pub kernel: String,
+    /// Float mode, canonical.
+    pub mode: String,
+    /// Dispatch hash.
+    pub dispatch: String,
+    /// `unsupported` or `error`.
+    pub kind: String,
+    /// The backend's message.
+    pub message: String,
+    /// Cells affected.
+    pub cells: u64,
+}
+
+/// Everything about one backend.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct BackendSummary {
+    /// Backend name (`model`, `vulkan:lavapipe`, ...).
+    pub name: String,
+    /// Totals over all suites.
+    #[serde(flatten)]
+    pub counts: Counts,
+    /// Per suite, in name order.
+    pub suites: Vec<SuiteSummary>,
+    /// Differing cells (at most [`Summary::mismatch_limit`] per backend; `mismatches_omitted` counts the rest).
+    pub mismatches: Vec<Mismatch>,
+    /// Mismatches not listed because of the limit.
+    pub mismatches_omitted: u64,
+    /// Jobs that were unsupported or failed.
+    pub problems: Vec<Problem>,
+}
+
+/// The whole result of a conformance run.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    /// One entry per backend, in the order they ran.
+    pub backends: Vec<BackendSummary>,
+    /// The measurement folders that were verified.
+    pub measurements: Vec<String>,
+    /// Rows loaded.
+    pub rows: u64,
+    /// Most mismatches listed per backend.
+    pub mismatch_limit: u64,
+}
+
+impl Summary {
+    /// Did any backend mismatch a cell that is not a known difference?
+    pub fn has_unexplained_mismatch(&self) -> bool {
+        self.backends
+            .iter()
+            .any(|b| b.counts.mismatched > b.counts.known_differences)
+    }
+}

@@ -1,0 +1,226 @@
+//! Text renderers: terminal table, Markdown and JUnit XML.
+
+use crate::escape;
+use crate::model::{Counts, Summary};
+use std::fmt::Write as _;
+use tabled::settings::object::Columns;
+use tabled::settings::{Alignment, Style};
+use tabled::{Table, Tabled};
+
+#[derive(Tabled)]
+struct Line {
+    backend: String,
+    suite: String,
+    cells: u64,
+    matched: u64,
+    #[tabled(rename = "tolerance")]
+    tolerance: u64,
+    mismatched: u64,
+    unsupported: u64,
+    errors: u64,
+    #[tabled(rename = "pass %")]
+    pass: String,
+}
+
+fn line(backend: &str, suite: &str, c: &Counts) -> Line {
+    Line {
+        backend: backend.to_string(),
+        suite: suite.to_string(),
+        cells: c.cells,
+        matched: c.matched,
+        tolerance: c.matched_with_tolerance,
+        mismatched: c.mismatched,
+        unsupported: c.unsupported,
+        errors: c.errors,
+        pass: format!("{:.1}", c.pass_percent()),
+    }
+}
+
+/// The summary as a terminal table: one line per backend and suite, then the backend's total.
+pub fn table(summary: &Summary) -> String {
+    let mut lines = Vec::new();
+    for b in &summary.backends {
+        for s in &b.suites {
+            lines.push(line(&b.name, &s.suite, &s.counts));
+        }
+        lines.push(line(&b.name, "TOTAL", &b.counts));
+    }
+    let mut t = Table::new(lines);
+    t.with(Style::rounded())
+        .modify(Columns::new(2..), Alignment::right());
+    let mut out = t.to_string();
+    out.push('\n');
+    for b in &summary.backends {
+        if b.counts.known_differences > 0 {
+            let _ = writeln!(
+                out,
+                "{}: {} mismatched cells are listed known differences",
+                b.name, b.counts.known_differences
+            );
+        }
+        let mut kinds: std::collections::BTreeMap<&str, u64> = Default::default();
+        for p in &b.problems {
+            *kinds.entry(p.message.as_str()).or_default() += p.cells;
+        }
+        let mut worst: Vec<(&str, u64)> = kinds.into_iter().collect();
+        worst.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+        for (msg, cells) in worst.iter().take(5) {
+            let _ = writeln!(out, "{}: {cells} cells not run: {msg}", b.name);
+        }
+    }
+    out
+}
+
+/// The summary as Markdown: a table per backend and the first mismatches.
+pub fn markdown(summary: &Summary) -> String {
+    let mut s = String::from("# Conformance summary\n\n");
+    let _ = writeln!(
+        s,
+        "Measurements: {} ({} rows)\n",
+        summary.measurements.join(", "),
+        summary.rows
+    );
+    for b in &summary.backends {
+        let _ = writeln!(s, "## Backend `{}`\n", b.name);
+        s.push_str("| suite | cells | matched | tolerance | mismatched | unsupported | errors | pass % |\n");
+        s.push_str("|---|--:|--:|--:|--:|--:|--:|--:|\n");
+        let row = |s: &mut String, name: &str, c: &Counts| {
+            let _ = writeln!(
+                s,
+                "| {name} | {} | {} | {} | {} | {} | {} | {:.1} |",
+                c.cells,
+                c.matched,
+                c.matched_with_tolerance,
+                c.mismatched,
+                c.unsupported,
+                c.errors,
+                c.pass_percent()
+            );
+        };
+        for su in &b.suites {
+            row(&mut s, &su.suite, &su.counts);
+        }
+        row(&mut s, "**total**", &b.counts);
+        s.push('\n');
+        if !b.mismatches.is_empty() {
+            s.push_str("| measurement | kernel | lane | mode | column | expected | actual | differing bits |\n");
+            s.push_str("|---|---|--:|---|--:|---|---|---|\n");
+            for m in b.mismatches.iter().take(50) {
+                let _ = writeln!(
+                    s,
+                    "| {} | {}/{} | {} | {} | {} | `{}` | `{}` | `{}` |",
+                    m.id,
+                    m.suite,
+                    m.kernel,
+                    m.lane,
+                    m.mode,
+                    m.column,
+                    m.expected,
+                    m.actual,
+                    m.differing_bits
+                );
+            }
+            let more = b.mismatches.len().saturating_sub(50) as u64 + b.mismatches_omitted;
+            if more > 0 {
+                let _ = writeln!(
+                    s,
+                    "\n{more} more mismatches: see summary.json or index.html."
+                );
+            }
+            s.push('\n');
+        }
+    }
+    s
+}
+
+/// The summary as JUnit XML: one `<testsuite>` per backend, one `<testcase>` per suite. Mismatches are
+/// failures, errors are errors, and a suite with only unsupported cells is skipped.
+pub fn junit(summary: &Summary) -> String {
+    let mut s = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    let total = |f: fn(&Counts) -> u64| {
+        summary
+            .backends
+            .iter()
+            .map(|b| b.suites.iter().filter(|x| f(&x.counts) > 0).count() as u64)
+            .sum::<u64>()
+    };
+    let tests: usize = summary.backends.iter().map(|b| b.suites.len()).sum();
+    let _ = writeln!(
+        s,
+        "<testsuites name=\"conformance\" tests=\"{tests}\" failures=\"{}\" errors=\"{}\">",
+        total(|c| c.mismatched.saturating_sub(c.known_differences)),
+        total(|c| c.errors)
+    );
+    for b in &summary.backends {
+        let failures = b
+            .suites
+            .iter()
+            .filter(|x| x.counts.mismatched > x.counts.known_differences)
+            .count();
+        let errors = b.suites.iter().filter(|x| x.counts.errors > 0).count();
+        let skipped = b
+            .suites
+            .iter()
+            .filter(|x| x.counts.unsupported == x.counts.cells && x.counts.cells > 0)
+            .count();
+        let _ = writeln!(
+            s,
+            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{failures}\" errors=\"{errors}\" skipped=\"{skipped}\">",
+            escape(&b.name),
+            b.suites.len()
+        );
+        for su in &b.suites {
+            let c = &su.counts;
+            let _ = write!(
+                s,
+                "    <testcase classname=\"{}\" name=\"{}\">",
+                escape(&b.name),
+                escape(&su.suite)
+            );
+            let detail = format!(
+                "cells {} matched {} tolerance {} mismatched {} (known {}) unsupported {} errors {}",
+                c.cells, c.matched, c.matched_with_tolerance, c.mismatched, c.known_differences, c.unsupported, c.errors
+            );
+            if c.mismatched > c.known_differences {
+                let ids: Vec<String> = b
+                    .mismatches
+                    .iter()
+                    .filter(|m| m.suite == su.suite && m.known_difference.is_none())
+                    .take(20)
+                    .map(|m| {
+                        format!(
+                            "{} lane {} out[{}] expected {} got {}",
+                            m.id, m.lane, m.column, m.expected, m.actual
+                        )
+                    })
+                    .collect();
+                let _ = write!(
+                    s,
+                    "<failure message=\"{} mismatched cells\">{}\n{}</failure>",
+                    c.mismatched - c.known_differences,
+                    escape(&detail),
+                    escape(&ids.join("\n"))
+                );
+            }
+            if c.errors > 0 {
+                let _ = write!(
+                    s,
+                    "<error message=\"{} cells failed to run\">{}</error>",
+                    c.errors,
+                    escape(&detail)
+                );
+            }
+            if c.cells > 0 && c.unsupported == c.cells {
+                let _ = write!(
+                    s,
+                    "<skipped message=\"all {} cells unsupported\"/>",
+                    c.cells
+                );
+            }
+            let _ = writeln!(s, "<system-out>{}</system-out></testcase>", escape(&detail));
+        }
+        s.push_str("  </testsuite>\n");
+    }
+    s.push_str("</testsuites>\n");
+    s
+}
