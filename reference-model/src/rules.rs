@@ -1,0 +1,281 @@
+//! The rules registry: every hardware behaviour the model implements that is not plain
+//! IEEE 754, with its status and the evidence behind it.
+//!
+//! A rule is cited by name from the docs of the functions that apply it. Reports show
+//! each rule with its evidence and pass/fail counts; contributors cite measurement IDs or
+//! documents in [`Rule::evidence`]. Seed files are `shared/seeds/<file>`; "seed 000" is
+//! `000_836b1374c983af00.txt`, "seed 003" is `003_97da9db6370916fb.txt`, "seed 001" is
+//! `001_9699c4c18e39a44d.txt`.
+//!
+//! ```
+//! use reference_model::rules::{self, Status};
+//! let r = rules::lookup("f32.tininess.after_rounding").unwrap();
+//! assert_eq!(r.status, Status::Measured);
+//! assert_eq!(rules::tolerance_ulp("v_sin_f32"), Some(10));
+//! ```
+
+/// How well a rule is established.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Status {
+    /// Measured on RDNA hardware (the evidence names where).
+    Measured,
+    /// Stated by AMD or LLVM/Mesa documentation or sources, not measured here.
+    Documented,
+    /// The model's best guess, neither measured nor documented.
+    Inferred,
+}
+
+/// One named behaviour.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Rule {
+    /// Stable name, `area.what` (e.g. `f32.tininess.after_rounding`).
+    pub name: &'static str,
+    /// What the model does, in one or two sentences.
+    pub text: &'static str,
+    /// Measured, documented or inferred.
+    pub status: Status,
+    /// Measurement IDs, or the document and what it says.
+    pub evidence: &'static str,
+}
+
+const fn r(name: &'static str, status: Status, text: &'static str, evidence: &'static str) -> Rule {
+    Rule {
+        name,
+        text,
+        status,
+        evidence,
+    }
+}
+
+use Status::{Documented, Inferred, Measured};
+
+/// Every registered rule.
+pub static RULES: &[Rule] = &[
+    // Mode.
+    r("mode.float_mode_fields", Documented,
+      "FLOAT_MODE: round32 bits 1:0, round16/64 bits 3:2 (0 nearest even, 1 +inf, 2 -inf, 3 toward zero); denorm32 bits 5:4, denorm16/64 bits 7:6 (bit 0 keeps inputs, bit 1 keeps results).",
+      "LLVM llvm/lib/Target/AMDGPU/SIDefines.h (llvm/llvm-project 332b9e38c3817def5bd4ca9e8bbfb885405c2888): FP_ROUND_ROUND_TO_*, FP_ROUND_MODE_SP/DP, FP_DENORM_FLUSH_IN_FLUSH_OUT=0, FLUSH_OUT=1, FLUSH_IN=2, FLUSH_NONE=3, FP_DENORM_MODE_SP/DP."),
+    r("mode.hwreg_layout", Documented,
+      "The MODE hardware register holds FP_ROUND in 3:0, FP_DENORM in 7:4, DX10_CLAMP in 8, IEEE in 9 and FP16_OVFL in 23; s_getreg/s_setreg of HW_REG_MODE read and write these bits, s_round_mode and s_denorm_mode write 3:0 and 7:4.",
+      "LLVM SIDefines.h Hwreg::ModeRegisterMasks (same commit); Mesa src/amd/compiler/aco_insert_fp_mode.cpp (bminor/mesa-mesa 46c1bd1147ca4683c9d8b8bf3f07d98b32eb75a3) sets FP16_OVFL with s_setreg_imm32_b32 at offset 23 and uses s_round_mode/s_denorm_mode on GFX10. Seed 000 (shader MODE register access) follows the same public contract; not measured on a console."),
+    r("round.mode_field", Measured,
+      "Results are rounded in the direction of their precision's round field: f32 results by round32, f16 and f64 results by round16/64.",
+      "Seed 000: v_ldexp_f32 measured in all four round modes on gfx1036; v_fma_mixlo/mixhi_f16 follow the f16 round field in all four modes (2,233 rows, #2631 sweep, gfx1036); directed f16 rounding of v_cvt_f16_f32 measured on gfx1036. Other instructions in directed modes are inferred from these."),
+    r("modifier.neg_abs_bits", Measured,
+      "Source neg and abs are bit operations on the sign in every mode, applied before NaN choice and flushing, so a negated NaN source is returned with its sign flipped.",
+      "Seed 000 (signalling NaN inputs entry): the NaN result is the first NaN source after its modifiers, the subtrahend negated, measured over 1000 operand triples at IEEE 0 and 1 on gfx1035; peer corpus F32ArithmeticNan and F16MinMaxNan columns with -|x| modifiers."),
+    // f32 denormals.
+    r("f32.denorm.arith", Measured,
+      "With bit 0 of the f32 denormal field clear, f32 arithmetic (add, sub, mul, mul_legacy, fma forms, min/max/med3, fract, floor, ceil, frexp, conversions from f32) reads a denormal input as the zero of its sign; with bit 1 clear it writes a tiny result as the zero of its sign.",
+      "Seed 000 (f32 denormals entry): measured on gfx1035 over 1444 rows per instruction at IEEE 0 and 1 with the field at 0; peer corpus F32DenormalFlush."),
+    r("f32.denorm.modes_1_2", Inferred,
+      "f32 denormal fields 1 and 2 flush only outputs or only inputs, by the same bit meaning as the f16 field.",
+      "Seed 000 says fields 1 and 2 were not measured for f32 (the recompiler refuses them); the bit meaning is the one measured for f16 and documented by LLVM SIDefines.h."),
+    r("f32.tininess.after_rounding", Measured,
+      "A result is tiny when, rounded to the format's precision with an unbounded exponent in the current round direction, it is below the smallest normal; a tiny result is flushed when results flush.",
+      "Seed 000: on gfx1036 at IEEE 0 and 1, v_mul_f32 0x3f7ffffe * 0x00800001 gives 0x00800000 and 0x3f7fffff * 0x00800000 gives 0; the check follows round32 in all four modes; v_fma_mix_f32 0x00801002 * f16 0x3bff gives 0x00800000 while 0x00801001 and 0x00801003 give 0 and 0x00800001."),
+    r("f32.tininess.fma_addend", Inferred,
+      "A fused multiply-add with a non-zero addend uses the same after-rounding tininess on its fused result.",
+      "Seed 000 only says the fused result with a non-zero addend is kept when it rounds up to 2^-126, which this rule also gives; the boundary below it is not measured."),
+    // f16 / f64.
+    r("f16.denorm.field_bits", Measured,
+      "The f16/f64 denormal field's bit 0 keeps denormal f16 inputs and bit 1 keeps denormal f16 results; otherwise they become zeros of their sign.",
+      "Seed 000 (scalar f16 add/sub/subrev/mul denormals): gfx1036, IEEE 0/1, FP16_OVFL 0/1, 32 operand pairs in all four fields; v_ldexp_f16 over every half 0x0000..0x0fff of both signs (16384 rows per mode)."),
+    r("f16.tininess.after_rounding", Measured,
+      "f16 tininess is decided after rounding to 11 bits with an unbounded exponent.",
+      "Seed 000: v_mul_f16 0x3bff * 0x0400 flushes, 0x3c01 * 0x03ff gives 0x0400 (gfx1036)."),
+    r("f16.denorm.unary", Measured,
+      "f16 unary instructions, frexp and conversions from f16 flush a denormal input when bit 0 of the f16 field is clear and a denormal f16 result when bit 1 is clear.",
+      "Seed 000 (f16 unary, frexp and conversion denormals): gfx1036, IEEE 0/1, denorm16 0..3, every non-NaN f16 input (63,490 rows per mode and instruction)."),
+    r("f16.fp16_ovfl", Measured,
+      "With FP16_OVFL set, an f16 result that rounds to an infinity is written as the largest finite half of its sign unless a source is infinite.",
+      "Seed 000 (FP16_OVFL entry): gfx1036 at IEEE 0 and 1 with f16 denormals kept and flushed: rcp/rsq/log of 0 and exp of 16 or more are clamped, an infinite input passes; v_div_fixup_f16 keeps the infinity it writes for a zero denominator."),
+    r("f64.denorm.field", Inferred,
+      "f64 arithmetic flushes denormal inputs and results by the f16/f64 field, like f16.",
+      "Seed 000 (v_fma_f64 entry) says the hardware flushes the operands and the result of v_fma_f64 when the field flushes; the other f64 instructions are assumed to do the same."),
+    r("f64.tininess.before_rounding", Measured,
+      "When f64 results flush, a result whose exact value is below 2^-1022 is flushed (tininess before rounding).",
+      "Seed 000 (v_fma_f64 and v_div_fmas_f64 entry): with the f16/f64 field flushing, the hardware flushes the result of v_fma_f64 with tininess before rounding and only the result of v_div_fmas_f64."),
+    r("f64.fma_subnormal", Measured,
+      "v_fma_f64 and v_div_fmas_f64 round subnormal operands and results once, as IEEE fusedMultiplyAdd with denormals kept.",
+      "Seed 000: measured on gfx1035 at IEEE 0 and 1, v_div_fmas_f64 with VCC clear and set."),
+    // NaNs.
+    r("nan.select.first_source", Measured,
+      "An arithmetic NaN result is the first NaN source in operand order after modifiers (sub adds the negated subtrahend).",
+      "Seed 000 (signalling NaN inputs entry): v_add/sub/subrev/mul/fma/fmac/fmamk/fmaak/mul_legacy_f32 and v_fma_mix_f32, 1000 operand triples at IEEE 0 and 1 (gfx1035); v_mad_legacy_f32 on gfx1010 (#1281, #1290). The f16 and f64 forms are stated to follow the same rule; their NaN bits were not compared."),
+    r("nan.quiet.ieee_only", Measured,
+      "A NaN source returned by arithmetic is quieted (quiet bit set) only when IEEE_MODE is 1.",
+      "Seed 000 (signalling NaN inputs entry); peer corpus F32ArithmeticNan, IEEE 0 and IEEE 1 tables."),
+    r("nan.default", Measured,
+      "An invalid operation (inf - inf, inf * 0, 0 * inf in fma) gives the negative quiet NaN with zero payload: 0xffc00000 (f32), 0xfe00 (f16), 0xfff8000000000000 (f64).",
+      "Seed 000: default NaN 0xffc00000 for an invalid operation of the f32 arithmetic (gfx1035); the f16/f64 patterns are the same shape, inferred."),
+    r("nan.fma.invalid_product", Measured,
+      "In fused multiply-adds an invalid product (inf * 0) gives the default NaN even when the addend is a NaN.",
+      "Seed 000 (signalling NaN inputs entry) for the f32 fma forms; seed 000 (packed f16 NaN results) for v_pk_fma_f16 (gfx1035)."),
+    r("nan.unary_quiet_ieee_only", Measured,
+      "Unary instructions (sqrt, rcp, rsq, log, exp, sin, cos, fract, floor, ceil, trunc, rndne, frexp_mant), ldexp and div_fixup return a NaN input quieted only with IEEE 1.",
+      "Seed 000 (signalling NaN inputs entry): f32 and f16 forms on gfx1035, f64 forms and v_cvt_f64_f32 on gfx1036, both IEEE modes."),
+    r("nan.cvt_narrow_quiet", Measured,
+      "v_cvt_f16_f32, v_cvt_f32_f64 always quiet a NaN, keeping its sign and top payload bits.",
+      "Seed 000: f32 0x7f812345 gives f16 0x7e09 from mixlo/mixhi at IEEE 0 and 1 (gfx1036); cvt_f16_f32 and cvt_f32_f64 listed as always quieting."),
+    r("nan.cvt_f64_f32", Measured,
+      "v_cvt_f64_f32 keeps a NaN's payload and quiets it only with IEEE 1.",
+      "Seed 000 (signalling NaN inputs entry), gfx1036 in both modes; peer corpus F64NanConversions."),
+    r("nan.mix_lo_hi_quiet", Measured,
+      "v_fma_mixlo_f16 and v_fma_mixhi_f16 always return a quiet NaN; an f32 NaN source keeps its sign and top 10 payload bits.",
+      "Seed 000: 0x7f812345 as src0 or src2 gives 0x7e09 at IEEE 0 and 1 (gfx1036), where v_fma_mix_f32 gives 0x7f812345 / 0x7fc12345."),
+    r("nan.dot2_quiet", Measured,
+      "v_dot2_f32_f16 always returns a quiet NaN.",
+      "Seed 000 (signalling NaN inputs entry) lists v_dot2_f32_f16 as always quieting."),
+    // Legacy and unfused forms.
+    r("legacy.zero_product", Measured,
+      "In v_mul_legacy_f32, v_mad/mac_legacy_f32 and v_fma_legacy_f32 a zero factor (after flushing) makes the product +0, even when the other factor is infinite or a NaN; a NaN addend still wins.",
+      "Seed 000 (signalling NaN inputs and v_mad_legacy_f32 entries): measured on gfx1035 (mul_legacy), gfx1010 (mad/mac_legacy) and gfx1031 (fma_legacy)."),
+    r("legacy.fma_rdna2", Measured,
+      "On RDNA2, VOP3 0x140 is v_fma_legacy_f32: fused, with the legacy zero rule and denormal sources flushed; its result flushing follows the f32 field (inferred).",
+      "Seed 000 (v_mad_legacy_f32 entry): gfx1031 (#1281). The peer corpus F32ArithmeticNan column 7 was pinned on RDNA2, so it is v_fma_legacy_f32 there."),
+    r("legacy.mad_gfx10", Measured,
+      "On gfx1010/gfx1013, VOP3 0x140 / VOP2 0x06 are v_mad_legacy_f32 / v_mac_legacy_f32: the product is rounded before the add, and sources, product and result are flushed in every f32 denormal mode.",
+      "Seed 000: measured on gfx1010 (RX 5700 XT) over the 32 rows of FmaLegacy and MacLegacy at IEEE 0 and 1, denormal modes 0 to 3 (#1281, #1290). The PS5's gfx1013 is not measured."),
+    r("legacy.mad_product_tininess", Inferred,
+      "The separately rounded product of v_mad_legacy_f32 is flushed when its exact value is below 2^-126.",
+      "Seed 000 says the console's separately rounded encoding is not measured at this boundary; the recompiler checks the exact product."),
+    r("mad.unfused_flush", Inferred,
+      "v_mad_f32, v_mac_f32, v_madak_f32 and v_madmk_f32 (gfx10.1) round the product before the add and flush denormal sources, product and result in every mode.",
+      "Not measurable on RDNA2 (seed 000); LLVM selects these only when f32 denormals are flushed, as GCN's MAD does not support denormals."),
+    r("mad.unfused_f16", Inferred,
+      "v_mad_f16 / v_mac_f16 round the product to f16 before the add, denormals by the f16 field.",
+      "No measurement; by analogy with v_mad_f32."),
+    // Mixed precision, packed, dot.
+    r("mix.lo_hi_rounding", Measured,
+      "v_fma_mixlo/mixhi_f16 round the exact product-sum once to f16 in the f16 round and denormal fields; f32 sources are flushed by the f32 field and a product below 2^-126 is kept.",
+      "Seed 000: -1.5*2^-24 + 2^-126 from f32 sources (0xbfc00000, 0x33800000, 0x00800000) gives 0x8001 with f16 denormals kept, 0x8000 flushed, 0x8002 toward -inf (gfx1036); all four round modes on 2,233 rows."),
+    r("mix.f16_source_denorm", Inferred,
+      "f16 sources of the v_fma_mix instructions widen exactly to f32, a denormal half flushed when bit 0 of the f16 field is clear.",
+      "Mesa ACO (aco_insert_fp_mode.cpp) makes v_fma_mix_f32 with f16 sources depend on the f16/f64 denormal field; not measured."),
+    r("pk.nan_rules", Measured,
+      "Packed f16 arithmetic follows the scalar f16 rules per half: IEEE 1 quiets a signalling NaN input; IEEE 0 passes NaNs through; v_pk_min/max return the other operand for a NaN (IEEE 0) or for a quiet NaN only (IEEE 1).",
+      "Seed 000 (packed f16 NaN results): gfx1035 at IEEE 0 and 1 with f16 nearest even and denormals kept."),
+    r("dot2.single_rounding", Inferred,
+      "v_dot2_f32_f16 rounds the exact a.lo*b.lo + a.hi*b.hi + c once to f32.",
+      "No measurement; seed 000 lists the instruction as not covered."),
+    // Output modifiers.
+    r("omod.mode_dependent", Measured,
+      "The output modifier (mul:2, mul:4, div:2) is applied only with IEEE 0 and results of its precision flushed (bit 1 of the denormal field clear), and ignored otherwise; the scaled value flushes like a result.",
+      "Seed 000 (output modifier entry), gfx1035 for f32; peer corpus F32ArithmeticNan column 12 (IEEE 1 holds the product without x2) and F32OutputModifier. The f16 and f64 behaviour is inferred from the same entry."),
+    r("clamp.dx10", Measured,
+      "The clamp modifier clamps to [+0, 1]; a NaN becomes +0 with DX10_CLAMP 1 and is written unchanged with DX10_CLAMP 0.",
+      "Seed 000 (clamp modifier entry): gfx1035 for f32, f16, packed f16 and f64 at IEEE 0 and 1; v_pk_min/max_f16 on gfx1036."),
+    // Min/max.
+    r("minmax.nan.ieee0", Measured,
+      "With IEEE 0, min/max return the other operand for a NaN operand (src0 when both are NaN), unquieted.",
+      "Seed 001 (shader float mode entry) and peer corpus F32MinMaxNan (default mode), F16MinMaxNan; f64 on gfx1036."),
+    r("minmax.nan.ieee1", Measured,
+      "With IEEE 1, a signalling NaN operand is returned quieted (src0 checked first); a quiet NaN operand gives the other operand.",
+      "Seed 001: gfx1035 over all combinations of zeros, ones, infinities, denormals, quiet and signalling NaNs; peer corpus F32MinMaxNan IEEE case."),
+    r("minmax.signed_zero", Measured,
+      "min/max order -0 below +0.",
+      "Peer corpus F32MinMaxNan (pinned on RDNA2): min(+0, -0) = -0, max(-0, +0) = +0."),
+    r("minmax.denorm_inputs", Measured,
+      "min/max/med3 flush denormal inputs when bit 0 of their field is clear and do not flush their result otherwise.",
+      "Seed 001: v_min/max_f16 flush inputs for fields 0 and 2, keep them for 1 and 3 even with output flushing (gfx1036); seed 000 lists the f32 forms as flushing inputs with the field at 0."),
+    r("minmax.f64_denorm_inputs", Inferred,
+      "v_min/max_f64 flush denormal inputs by the f16/f64 field.",
+      "Seed 001 says the hardware flushes denormal inputs of f64 min/max when the field flushes."),
+    r("minmax.three_as_pairs", Measured,
+      "min3 and max3 are two nested pairs: op(op(a, b), c).",
+      "Seed 001 (IEEE 1 NaN order); peer corpus F32MinMaxNan."),
+    r("minmax.med3_nan", Measured,
+      "med3 with any NaN operand gives min3 of the operands.",
+      "Seed 001; peer corpus F32MinMaxNan in both IEEE modes."),
+    // Compares and class.
+    r("cmp.no_denorm_flush", Measured,
+      "Float compares read denormals as they are in every mode (sign-magnitude order, both zeros equal, NaN unordered).",
+      "Seed 000 (f32 denormals entry): v_cmp/v_cmpx f32 on gfx1036 over 256 operand pairs per opcode at IEEE 0 and 1 with f32 denormals kept and flushed. f16/f64 inferred."),
+    r("class.raw_bits", Documented,
+      "v_cmp_class tests the class of the source's bits (10 classes, mask bits 0..9); a denormal is classed as denormal in every mode.",
+      "RDNA 2 ISA guide, VOPC V_CMP_CLASS; not flushing is inferred."),
+    // LDS atomics.
+    r("lds.float_minmax", Measured,
+      "ds_min/max_f32/f64: both operands flushed when bit 0 of the type's field is clear; a signalling-NaN data is stored quieted, else a signalling-NaN old value is stored quieted, else a quiet-NaN old value is replaced by the data, else a quiet-NaN data loses, else the ordered compare with -0 below +0 decides; the flushed value is stored; IEEE_MODE has no effect; the old value is returned.",
+      "Seed 003: gfx1036 over 14 x 14 operand sets, IEEE 0 and 1, denormal fields kept and flushed, every memory and returned result, 0 mismatches; seed 000 LDS float atomics entry (all four field values)."),
+    r("lds.float_cmpst", Measured,
+      "ds_cmpst_f32/f64 compare the flushed old value with the flushed compare value (both zeros equal, NaN never equal) and store the source as given when equal, leaving memory unchanged otherwise.",
+      "Seed 003 (gfx1036); a denormal or signalling-NaN source is not measured."),
+    r("lds.add_f32", Inferred,
+      "ds_add_f32 adds like v_add_f32 with IEEE_MODE treated as 0, denormals by the f32 field.",
+      "Seed 000 (DS src2 entry): on gfx1035 ds_add_f32 ignores IEEE_MODE and depends on the f32 denormal field (12 of 196 special rows differ); the bits were not recorded."),
+    // Conversions and friends.
+    r("ldexp.rounding", Measured,
+      "v_ldexp_f32 keeps subnormal inputs and rounds a subnormal result in the f32 round mode; overflow rounds like any result; with the f32 field flushing, subnormal inputs and results flush.",
+      "Seed 000: gfx1036, 2163 rows in each round mode at IEEE 0 and 1; flushed at IEEE 0."),
+    r("ldexp.f16_denorm", Measured,
+      "v_ldexp_f16 follows the f16 field: a denormal input flushes unless bit 0 is set; a result below 2^-14 flushes unless bit 1 is set (v_ldexp_f16 0x07ff, -1 gives +0).",
+      "Seed 000: gfx1036, nearest even, IEEE 0 and 1, denorm16 0..3, 16384 rows per mode, no mismatch."),
+    r("cvt.f16_directed", Measured,
+      "v_cvt_f16_f32, v_cvt_f16_i16/u16 and v_ldexp_f16 round in the f16 round field.",
+      "Seed 000 (directed f16 rounding), gfx1036 with f16 denormals kept; with them flushed the result flushes too (same rules)."),
+    r("cvt.pkrtz", Measured,
+      "v_cvt_pkrtz_f16_f32 rounds toward zero, so finite values never overflow; its NaN quieting and result flushing follow v_cvt_f16_f32 (inferred).",
+      "Seed 000 (FP16_OVFL entry)."),
+    r("cvt.float_to_int", Documented,
+      "Float to integer conversions round as named (toward zero, floor, floor(x + 0.5)), saturate to the integer range and give 0 for NaN.",
+      "RDNA 2 ISA guide, V_CVT_I32_F32 and friends; peer corpus F32DenormalFlush column 13 for v_cvt_flr_i32_f32."),
+    r("cvt.pknorm", Inferred,
+      "v_cvt_pknorm_i16/u16_f32 clamp to [-1, 1] or [0, 1], scale by 32767 or 65535 and round to nearest even; NaN gives 0.",
+      "RDNA 2 ISA guide describes the clamp and scale; the rounding is not documented or measured."),
+    r("cvt.pk_u8", Inferred,
+      "v_cvt_pk_u8_f32 rounds in the f32 round field and saturates to [0, 255]; NaN gives 0.",
+      "Mesa ACO aco_insert_fp_mode.cpp makes the instruction depend on the f32 round field."),
+    r("fract.clamp_below_one", Documented,
+      "v_fract returns x - floor(x), never above the largest value below 1; an infinity gives the default NaN (inferred).",
+      "RDNA 2 ISA guide, V_FRACT_F32."),
+    r("frexp.special", Documented,
+      "v_frexp_mant returns zeros, infinities and NaNs as they are; v_frexp_exp returns 0 for them.",
+      "RDNA 2 ISA guide, V_FREXP_MANT_F32 / V_FREXP_EXP_I32_F32."),
+    r("transcendental.approximation", Inferred,
+      "rcp, rsq, sqrt, log2, exp2, sin and cos (turns) return the correctly rounded value of the exact function, special values chosen on the bits; conformance compares them with the tolerance of rules::tolerance_ulp.",
+      "The hardware approximation is undocumented. Seed 000: RADV returns the hardware's bits for rcp, rsq, sqrt, log (every f16 input, 32,832 f32 inputs on gfx1036); hardware log2 within 1 ULP of correctly rounded near 1.0; hardware sin/cos up to 9 ULP from the true value (gfx1035, 243,092 inputs)."),
+    r("div.scale", Documented,
+      "v_div_scale follows the RDNA ISA guide's pseudo-code; its inputs flush by the field (measured) and a NaN is never quieted (measured).",
+      "RDNA 2 ISA guide V_DIV_SCALE_F32/F64; seed 000 (f32 denormals entry: 2744 operand triples on gfx1036) and signalling NaN entry."),
+    r("div.fmas", Measured,
+      "v_div_fmas computes a*b+c once, scaled by 2^32 (f32) or 2^64 (f64) when VCC is set, and flushes only its result.",
+      "RDNA 2 ISA guide; seed 000 (f32 denormals and v_fma_f64 entries)."),
+    r("div.fixup", Documented,
+      "v_div_fixup returns the special quotient for NaN, zero and infinite operands and otherwise the estimate with the quotient's sign; it flushes src1 and src2 and keeps a denormal src0 and result (measured).",
+      "RDNA 2 ISA guide V_DIV_FIXUP_F32; seed 000 (f32 denormals entry: 6859 rows per mode, gfx1036)."),
+    r("cube.ops", Documented,
+      "v_cubeid/sc/tc/ma choose the major axis (z, then y, then x on ties) and return the face id, coordinates and twice the major coordinate; a NaN result is quieted only with IEEE 1 and keeps its sign (measured).",
+      "RDNA 2 ISA guide V_CUBE*_F32; seed 000 (signalling NaN entry, gfx1036)."),
+    r("interp.f32", Inferred,
+      "v_interp_p1_f32 / v_interp_p2_f32 arithmetic rounds p * w + acc once in the f32 fields.",
+      "Seed 000 says f32 interpolation was not measured."),
+    r("interp.f16", Measured,
+      "v_interp_p1ll/p1lv_f16 round the exact p10*i + p0 once to f32, v_interp_p2_f16 rounds p20*j + s2 once to f16; f32 denormals flush i/j, s2 and f32 results, f16 denormals flush p0, p10/p20 and f16 results; NaN quieted only with IEEE 1, except v_interp_p2_f16's result which is always quiet.",
+      "Seed 000 (v_interp_*_f16 entry): gfx1035, all eight IEEE/denormal combinations, 768 special and 1,024 random rows (#697)."),
+];
+
+/// The rule named `name`.
+pub fn lookup(name: &str) -> Option<&'static Rule> {
+    RULES.iter().find(|r| r.name == name)
+}
+
+/// How many units in the last place conformance may allow between the model and a
+/// measured value of a transcendental instruction (LLVM mnemonic without encoding
+/// suffix). `None` for instructions the model claims bit-exact.
+///
+/// The figures are inferred (rule `transcendental.approximation`): the model is correctly
+/// rounded, and seed 000 bounds the hardware's distance from the true function (1 ULP for
+/// rcp, rsq, sqrt, log and exp, about 9 ULP for sin and cos in f32).
+pub fn tolerance_ulp(op: &str) -> Option<u32> {
+    Some(match op {
+        "v_rcp_f32" | "v_rcp_iflag_f32" | "v_rsq_f32" | "v_sqrt_f32" | "v_log_f32"
+        | "v_exp_f32" => 1,
+        "v_sin_f32" | "v_cos_f32" => 10,
+        "v_rcp_f16" | "v_rsq_f16" | "v_sqrt_f16" | "v_log_f16" | "v_exp_f16" | "v_sin_f16"
+        | "v_cos_f16" => 1,
+        "v_rcp_f64" | "v_rsq_f64" | "v_sqrt_f64" => 2,
+        _ => return None,
+    })
+}
