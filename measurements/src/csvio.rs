@@ -34,6 +34,16 @@ pub type Located<T> = (T, Pos);
 
 /// Parses row-file bytes. `path` is used in messages only.
 pub fn parse_rows(path: &Path, bytes: &[u8]) -> Result<Vec<Located<Row>>> {
+    // Every writer ends the last line; a file that stops mid-line was cut short, even when the cut
+    // left a well-formed row (e.g. inside the free-text `source`).
+    if bytes.last().is_some_and(|&b| b != b'\n') {
+        let line = bytes.iter().filter(|&&b| b == b'\n').count() as u64 + 1;
+        return Err(Error::syntax(
+            path,
+            Pos::new(line, 0),
+            "the last line has no newline: the file is truncated",
+        ));
+    }
     let mut rdr = csv::ReaderBuilder::new()
         .has_headers(false)
         .flexible(true)
