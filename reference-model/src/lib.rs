@@ -4,3 +4,6 @@
 //! - `isa`: encodings, typed decode and LLVM-syntax disassembly for gfx1013 (PS5) and gfx1030.
 //! - `float`: bit-exact f16/f32/f64 arithmetic in every RDNA float mode.
 #![deny(missing_docs)]
+
+pub mod float;
+pub mod rules;
