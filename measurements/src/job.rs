@@ -202,8 +202,9 @@ pub fn plan_jobs(suite: &Suite) -> Vec<PlannedJob> {
         .enumerate()
         .map(|(i, k)| (k.name.as_str(), i))
         .collect();
-    let mut groups: BTreeMap<(usize, FloatMode, &str), (BTreeMap<u32, &[u32]>, Vec<String>)> =
-        BTreeMap::new();
+    // (kernel index, mode, dispatch) -> (inputs by lane, row IDs)
+    type Group<'a> = (BTreeMap<u32, &'a [u32]>, Vec<String>);
+    let mut groups: BTreeMap<(usize, FloatMode, &str), Group> = BTreeMap::new();
     for s in suite.rows.values() {
         let r = &s.row;
         let Some(&ki) = order.get(r.kernel.as_str()) else {

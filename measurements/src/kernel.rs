@@ -352,7 +352,7 @@ impl Kernel {
                 self.threads
             ));
         }
-        if self.grid.iter().any(|&g| g == 0) || self.lanes() > 1 << 20 {
+        if self.grid.contains(&0) || self.lanes() > 1 << 20 {
             return Err(format!(
                 "kernel `{n}`: grid {:?} is empty or launches more than 2^20 lanes",
                 self.grid

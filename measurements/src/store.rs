@@ -119,7 +119,9 @@ impl Suite {
     /// Recomputes every dispatch hash from the rows that carry it and checks that a lane has one set of inputs
     /// per dispatch.
     pub fn check_dispatches(&self) -> Result<()> {
-        let mut lanes: BTreeMap<(&str, &str), BTreeMap<u32, (&[u32], &Origin)>> = BTreeMap::new();
+        // (kernel, dispatch) -> lane -> (inputs, where first read)
+        type Lanes<'a> = BTreeMap<u32, (&'a [u32], &'a Origin)>;
+        let mut lanes: BTreeMap<(&str, &str), Lanes> = BTreeMap::new();
         for s in self.rows.values() {
             let r = &s.row;
             let entry = lanes

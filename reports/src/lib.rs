@@ -5,6 +5,7 @@
 //! Every renderer is a pure function from the summary to text; writing files is [`write_all`]'s job.
 #![deny(missing_docs)]
 
+pub mod browser;
 pub mod html;
 pub mod model;
 mod text;

@@ -1,0 +1,200 @@
+//! The `conformance` command end to end: JSON shape, exit statuses, reports, and the HTML in Chromium
+//! showing the JSON's numbers.
+
+use std::process::Command;
+
+fn conformance(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_conformance"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn json(args: &[&str]) -> (serde_json::Value, i32) {
+    let out = conformance(args);
+    let v = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "stdout is not JSON ({e}): {}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    (v, out.status.code().unwrap())
+}
+
+const KEYS: [&str; 6] = [
+    "cells",
+    "matched",
+    "matched_with_tolerance",
+    "mismatched",
+    "unsupported",
+    "errors",
+];
+
+#[test]
+fn json_summary_has_the_documented_shape() {
+    let (v, code) = json(&["--format", "json"]);
+    let backends = v["backends"].as_array().unwrap();
+    assert_eq!(backends.len(), 1);
+    let b = &backends[0];
+    assert_eq!(b["name"], "model");
+    let suites = b["suites"].as_array().unwrap();
+    assert_eq!(suites.len(), 24);
+    for key in KEYS {
+        let total: u64 = suites.iter().map(|s| s[key].as_u64().unwrap()).sum();
+        assert_eq!(
+            b[key].as_u64().unwrap(),
+            total,
+            "backend {key} is the sum over suites"
+        );
+    }
+    let cells = b["cells"].as_u64().unwrap();
+    let parts: u64 = [
+        "matched",
+        "matched_with_tolerance",
+        "mismatched",
+        "unsupported",
+        "errors",
+    ]
+    .iter()
+    .map(|k| b[k].as_u64().unwrap())
+    .sum();
+    assert_eq!(cells, parts, "every cell is counted exactly once");
+    // 38,240 checked cells in the bundled peer suites (unchecked `-` cells are not counted).
+    assert_eq!(cells, 38240);
+    assert_eq!(
+        code,
+        if b["mismatched"].as_u64().unwrap() > 0 {
+            1
+        } else {
+            0
+        }
+    );
+}
+
+#[test]
+fn filters_select_suites_and_kernels() {
+    let (v, _) = json(&[
+        "--format",
+        "json",
+        "--suite",
+        "peer-f32-*",
+        "--kernel",
+        "Code",
+    ]);
+    let suites: Vec<&str> = v["backends"][0]["suites"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["suite"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        suites,
+        [
+            "peer-f32-arithmetic-nan",
+            "peer-f32-denormal-flush",
+            "peer-f32-min-max-nan",
+            "peer-f32-output-modifier"
+        ]
+    );
+    let (v, _) = json(&[
+        "--format",
+        "json",
+        "--suite",
+        "peer-buffer-load-store",
+        "--kernel",
+        "Wave32Code",
+    ]);
+    assert_eq!(v["backends"][0]["cells"], 32 * 30);
+}
+
+#[test]
+fn usage_and_input_errors_exit_2() {
+    for args in [
+        &["--backend", "vulkan"][..],
+        &["--backend", "vulkan:lavapipe"],
+        &["--backend", "nonsense"],
+        &["--format", "yaml"],
+        &["--measurements", "/nonexistent/folder"],
+        &["--suite", "no-such-suite"],
+        &["--unknown-flag"],
+    ] {
+        let out = conformance(args);
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(!out.stderr.is_empty(), "{args:?} gave no message");
+    }
+    let out = conformance(&["--backend", "vulkan"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not available in this build"));
+}
+
+#[test]
+fn bad_measurements_exit_2_with_file_and_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = measurements::bundled_data_dir().join("peer-read-lane");
+    let dst = tmp.path().join("peer-read-lane");
+    std::fs::create_dir(&dst).unwrap();
+    for f in ["kernels.toml", "rdna2.csv"] {
+        std::fs::copy(src.join(f), dst.join(f)).unwrap();
+    }
+    let csv = dst.join("rdna2.csv");
+    let text =
+        std::fs::read_to_string(&csv)
+            .unwrap()
+            .replacen(",rdna2,c0,0,1,0,", ",rdna2,c0,7,1,0,", 1);
+    std::fs::write(&csv, text).unwrap();
+    let out = conformance(&["--measurements", tmp.path().to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("rdna2.csv:2:6") && err.contains("ieee `7` is not 0 or 1"),
+        "{err}"
+    );
+}
+
+#[test]
+fn reports_are_written_and_the_html_shows_the_json_numbers() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = conformance(&["--format", "json", "--report", tmp.path().to_str().unwrap()]);
+    assert!(out.status.code().unwrap() <= 1);
+    let stdout: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    for f in reports::FILES {
+        assert!(tmp.path().join(f).is_file(), "{f} missing");
+    }
+    let file: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(tmp.path().join("summary.json")).unwrap()).unwrap();
+    assert_eq!(file["backends"], stdout["backends"]);
+
+    let dom = reports::browser::dump_dom(&tmp.path().join("index.html"))
+        .expect("Chromium must load the report");
+    assert!(dom.contains("data-ready=\"1\""));
+    for b in stdout["backends"].as_array().unwrap() {
+        let name = b["name"].as_str().unwrap();
+        for key in KEYS {
+            let cell = format!(
+                "data-backend=\"{name}\" data-suite=\"\" data-key=\"{key}\">{}<",
+                b[key]
+            );
+            assert!(dom.contains(&cell), "HTML summary lacks {key} = {}", b[key]);
+        }
+        for s in b["suites"].as_array().unwrap() {
+            for key in KEYS {
+                let cell = format!(
+                    "data-backend=\"{name}\" data-suite=\"{}\" data-key=\"{key}\">{}<",
+                    s["suite"].as_str().unwrap(),
+                    s[key]
+                );
+                assert!(
+                    dom.contains(&cell),
+                    "HTML lacks {} {key} = {}",
+                    s["suite"],
+                    s[key]
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,184 @@
+//! The comparison engine with stand-in backends, so every branch of the counting is exercised on the real
+//! bundled rows: a backend that reproduces the measurements, one that flips a bit, one that faults.
+
+use conformance::{verify, Filter, KnownDifferences, Options};
+use measurements::job::{Backend, BackendError, Job, JobOutput};
+use measurements::Dataset;
+use std::collections::BTreeMap;
+
+/// Answers every job with the measured values (what a perfect backend does), optionally flipping one bit of
+/// one column.
+/// (kernel, mode, dispatch, lane) of a row.
+type RowKey = (String, String, String, u32);
+
+struct Replay {
+    expected: BTreeMap<RowKey, Vec<(u32, u32)>>,
+    flip: Option<(u32, u32)>,
+}
+
+impl Replay {
+    fn new(ds: &Dataset, flip: Option<(u32, u32)>) -> Replay {
+        let mut expected = BTreeMap::new();
+        for s in ds.suites.values() {
+            for r in s.rows.values() {
+                let cells = r.row.cells.iter().map(|c| (c.column, c.value)).collect();
+                expected.insert(
+                    (
+                        r.row.kernel.clone(),
+                        r.row.mode.canonical(),
+                        r.row.dispatch.clone(),
+                        r.row.lane,
+                    ),
+                    cells,
+                );
+            }
+        }
+        Replay { expected, flip }
+    }
+}
+
+impl Backend for Replay {
+    fn name(&self) -> String {
+        "replay".into()
+    }
+
+    fn run(&self, job: &Job) -> Result<JobOutput, BackendError> {
+        let k = &job.kernel;
+        let mut lanes = vec![vec![0u32; k.output_dwords as usize]; job.lane_count() as usize];
+        for (lane, out) in lanes.iter_mut().enumerate() {
+            if let Some(cells) = self.expected.get(&(
+                k.name.clone(),
+                job.mode.canonical(),
+                job.dispatch.clone(),
+                lane as u32,
+            )) {
+                for &(c, v) in cells {
+                    out[c as usize] = v;
+                }
+                if let Some((col, bit)) = self.flip {
+                    if let Some(v) = out.get_mut(col as usize) {
+                        *v ^= 1 << bit;
+                    }
+                }
+            }
+        }
+        Ok(JobOutput { lanes })
+    }
+}
+
+struct Faulty;
+
+impl Backend for Faulty {
+    fn name(&self) -> String {
+        "faulty".into()
+    }
+
+    fn run(&self, _: &Job) -> Result<JobOutput, BackendError> {
+        Err(BackendError::Fault {
+            address: 0xdead_0000,
+            pc: 3,
+            reason: "load outside every region".into(),
+        })
+    }
+}
+
+fn opts(suite: &str) -> Options {
+    Options {
+        filter: Filter {
+            suites: vec![suite.into()],
+            kernels: vec![],
+        },
+        ..Options::default()
+    }
+}
+
+#[test]
+fn a_backend_that_reproduces_the_rows_matches_every_cell() {
+    let ds = Dataset::load(&[measurements::bundled_data_dir()]).unwrap();
+    let s = verify(&ds, &[Box::new(Replay::new(&ds, None))], &opts("*"), |_| {});
+    let c = s.backends[0].counts;
+    assert_eq!(c.cells, 38240);
+    assert_eq!(c.matched, c.cells);
+    assert_eq!(c.mismatched + c.unsupported + c.errors, 0);
+}
+
+#[test]
+fn a_flipped_bit_is_a_mismatch_with_its_measurement_id() {
+    let ds = Dataset::load(&[measurements::bundled_data_dir()]).unwrap();
+    let s = verify(
+        &ds,
+        &[Box::new(Replay::new(&ds, Some((0, 22))))],
+        &opts("peer-f32-arithmetic-nan"),
+        |_| {},
+    );
+    let b = &s.backends[0];
+    // Column 0 of 64 rows differs in bit 22 (the quiet bit).
+    assert_eq!(b.counts.mismatched, 64);
+    assert_eq!(b.counts.matched, b.counts.cells - 64);
+    let m = &b.mismatches[0];
+    assert_eq!(m.differing_bits, "00400000");
+    assert!(ds.find(&m.id).is_some());
+    assert!(s.has_unexplained_mismatch());
+
+    // Listing them as known differences keeps them counted but no longer failing.
+    let known = KnownDifferences {
+        entries: vec![conformance::known::KnownDifference {
+            backend: "rep*".into(),
+            ids: b.mismatches.iter().map(|m| m.id.clone()).collect(),
+            columns: Some(vec![0]),
+            reason: "test".into(),
+        }],
+    };
+    let o = Options {
+        known,
+        ..opts("peer-f32-arithmetic-nan")
+    };
+    let s = verify(
+        &ds,
+        &[Box::new(Replay::new(&ds, Some((0, 22))))],
+        &o,
+        |_| {},
+    );
+    assert_eq!(s.backends[0].counts.known_differences, 64);
+    assert!(!s.has_unexplained_mismatch());
+}
+
+#[test]
+fn nan_tolerant_cells_accept_other_nans_and_count_apart() {
+    // F32DenormalFlush has `n` cells: flipping a payload bit of a NaN keeps it a NaN.
+    let ds = Dataset::load(&[measurements::bundled_data_dir()]).unwrap();
+    let suite = &ds.suites["peer-f32-denormal-flush"];
+    let n_cells: Vec<(u32, u32)> = suite
+        .rows
+        .values()
+        .flat_map(|r| {
+            r.row
+                .cells
+                .iter()
+                .filter(|c| c.check == measurements::row::Check::NanF32)
+                .map(|c| (c.column, c.value))
+        })
+        .collect();
+    assert!(!n_cells.is_empty());
+    let col = n_cells[0].0;
+    let s = verify(
+        &ds,
+        &[Box::new(Replay::new(&ds, Some((col, 0))))],
+        &opts("peer-f32-denormal-flush"),
+        |_| {},
+    );
+    let c = s.backends[0].counts;
+    assert!(c.matched_nan_rule > 0);
+    assert_eq!(c.matched + c.mismatched, c.cells);
+}
+
+#[test]
+fn faults_count_as_errors_with_the_message() {
+    let ds = Dataset::load(&[measurements::bundled_data_dir()]).unwrap();
+    let s = verify(&ds, &[Box::new(Faulty)], &opts("peer-read-lane"), |_| {});
+    let b = &s.backends[0];
+    assert_eq!(b.counts.errors, b.counts.cells);
+    assert_eq!(b.problems.len(), 1);
+    assert_eq!(b.problems[0].kind, "error");
+    assert!(b.problems[0].message.contains("0xdead0000"));
+}

@@ -1,0 +1,96 @@
+//! The `oracle` command end to end.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn oracle(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_oracle"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn peer(name: &str) -> String {
+    PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../shared/corpus/peer"
+    ))
+    .join(name)
+    .display()
+    .to_string()
+}
+
+#[test]
+fn import_peer_writes_a_suite_per_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().to_str().unwrap();
+    let o = oracle(&[
+        "import-peer",
+        &peer("ReadLane.json"),
+        &peer("Dpp8.json"),
+        "--out",
+        out,
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for s in ["peer-read-lane", "peer-dpp8"] {
+        for f in ["kernels.toml", "rdna2.csv"] {
+            assert!(tmp.path().join(s).join(f).is_file());
+        }
+    }
+    let first = std::fs::read(tmp.path().join("peer-dpp8/rdna2.csv")).unwrap();
+    let o = oracle(&["import-peer", &peer("Dpp8.json"), "--out", out]);
+    assert!(o.status.success());
+    assert_eq!(
+        std::fs::read(tmp.path().join("peer-dpp8/rdna2.csv")).unwrap(),
+        first,
+        "re-import is byte-identical"
+    );
+}
+
+#[test]
+fn a_bad_file_among_good_ones_exits_2_and_writes_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let bad = tmp.path().join("Bad.json");
+    let text = std::fs::read_to_string(peer("ReadLane.json")).unwrap();
+    std::fs::write(&bad, &text[..text.len() - 100]).unwrap();
+    let out = tmp.path().join("out");
+    let o = oracle(&[
+        "import-peer",
+        &peer("Dpp8.json"),
+        bad.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("Bad.json:") && err.contains("EOF"), "{err}");
+    assert!(!out.exists(), "no partial output");
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    assert_eq!(oracle(&["import-peer"]).status.code(), Some(2));
+    assert_eq!(
+        oracle(&["import-peer", "/nonexistent.json", "--out", "/tmp/x"])
+            .status
+            .code(),
+        Some(2)
+    );
+    assert_eq!(oracle(&["frobnicate"]).status.code(), Some(2));
+    assert_eq!(
+        oracle(&["show", "M-0000000000000000"]).status.code(),
+        Some(2)
+    );
+}
+
+#[test]
+fn show_prints_a_cited_row() {
+    let o = oracle(&["show", "M-1b06b043fc6b884e"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let s = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        s.contains("peer-f32-arithmetic-nan") && s.contains("7f812345 3f800000 3f800000 00000000"),
+        "{s}"
+    );
+    assert!(s.contains("F32ArithmeticNan_NoFloatMode_MatchesNonIeeeResults"));
+}

@@ -1,0 +1,146 @@
+//! The HTML page in a real browser: headless Chromium loads it offline, runs its script, and the DOM holds the
+//! summary numbers and the drill-down of each mismatch.
+
+use reports::{BackendSummary, Counts, Mismatch, Problem, SuiteSummary, Summary};
+
+fn sample() -> Summary {
+    let counts = Counts {
+        cells: 20,
+        matched: 16,
+        matched_nan_rule: 1,
+        matched_with_tolerance: 1,
+        mismatched: 2,
+        known_differences: 0,
+        unsupported: 1,
+        errors: 0,
+    };
+    let mismatch = |col: u32, exp: &str, act: &str, diff: &str| Mismatch {
+        id: format!("M-00000000000000{col:02x}"),
+        suite: "peer-f32-min-max-nan".into(),
+        kernel: "Code".into(),
+        target: "rdna2".into(),
+        lane: 7,
+        mode: "c0/0/1/0".into(),
+        evidence: "peer-pinned".into(),
+        inputs: vec!["7fc00000".into(), "3f800000".into()],
+        column: col,
+        label: "v_min_f32 <&>".into(),
+        expected: exp.into(),
+        actual: act.into(),
+        mask: "ffffffff".into(),
+        check: "x".into(),
+        differing_bits: diff.into(),
+        known_difference: None,
+    };
+    Summary {
+        backends: vec![BackendSummary {
+            name: "model".into(),
+            counts,
+            suites: vec![SuiteSummary {
+                suite: "peer-f32-min-max-nan".into(),
+                counts,
+                by_evidence: Default::default(),
+            }],
+            mismatches: vec![
+                mismatch(3, "3f800000", "7fc00000", "40400000"),
+                mismatch(4, "00000001", "00000000", "00000001"),
+            ],
+            mismatches_omitted: 0,
+            problems: vec![Problem {
+                suite: "peer-f32-min-max-nan".into(),
+                kernel: "Code".into(),
+                mode: "c0/0/1/0".into(),
+                dispatch: "0123456789abcdef".into(),
+                kind: "unsupported".into(),
+                message: "unsupported: v_sin_f32 (word 9): no model".into(),
+                cells: 1,
+            }],
+        }],
+        measurements: vec!["measurements/data".into()],
+        rows: 10,
+        mismatch_limit: 100,
+    }
+}
+
+#[test]
+fn html_renders_in_headless_chromium() {
+    if reports::browser::chromium().is_none() && std::env::var_os("REPORTS_SKIP_BROWSER").is_some()
+    {
+        eprintln!("skipped: no Chromium and REPORTS_SKIP_BROWSER is set");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let s = sample();
+    reports::write_all(dir.path(), &s).unwrap();
+    let html = std::fs::read_to_string(dir.path().join("index.html")).unwrap();
+    assert!(
+        !html.contains("http://") && !html.contains("https://"),
+        "the page must not reference the network"
+    );
+    let dom = reports::browser::dump_dom(&dir.path().join("index.html"))
+        .expect("Chromium must load the page");
+    assert!(
+        dom.contains("data-ready=\"1\""),
+        "the page's script did not run"
+    );
+    assert!(dom.contains("data-mismatches-listed=\"2\""));
+    for (key, v) in [
+        ("cells", 20),
+        ("matched", 16),
+        ("matched_with_tolerance", 1),
+        ("mismatched", 2),
+        ("unsupported", 1),
+        ("errors", 0),
+    ] {
+        let cell = format!("data-backend=\"model\" data-suite=\"\" data-key=\"{key}\">{v}<");
+        assert!(dom.contains(&cell), "summary cell {key}={v} missing");
+        let cell = format!(
+            "data-backend=\"model\" data-suite=\"peer-f32-min-max-nan\" data-key=\"{key}\">{v}<"
+        );
+        assert!(dom.contains(&cell), "suite cell {key}={v} missing");
+    }
+    // Drill-down: ID, kernel, lane, mode, inputs, expected, actual and differing bits of each mismatch.
+    for needle in [
+        "M-0000000000000003",
+        "peer-f32-min-max-nan/Code",
+        "c0/0/1/0",
+        "7fc00000 3f800000",
+        "40400000",
+        "v_min_f32 &lt;&amp;&gt;",
+    ] {
+        assert!(dom.contains(needle), "drill-down lacks {needle}");
+    }
+    // The differing bits are highlighted: 0x40400000 has two set bits (30 and 22).
+    let first = dom
+        .split("data-id=\"M-0000000000000003\"")
+        .nth(1)
+        .unwrap()
+        .split("</details>")
+        .next()
+        .unwrap();
+    assert_eq!(
+        first.matches("class=\"d\"").count(),
+        2 * 2,
+        "2 differing bits in the expected and actual rows"
+    );
+    assert!(
+        dom.contains("v_sin_f32 (word 9)"),
+        "unsupported reasons are listed"
+    );
+}
+
+#[test]
+fn json_and_junit_agree_with_the_model() {
+    let s = sample();
+    let back: Summary = serde_json::from_str(&reports::json(&s)).unwrap();
+    assert_eq!(back, s);
+    let x = reports::junit(&s);
+    assert!(x.contains(
+        "<testsuite name=\"model\" tests=\"1\" failures=\"1\" errors=\"0\" skipped=\"0\">"
+    ));
+    assert!(x.contains("<testcase classname=\"model\" name=\"peer-f32-min-max-nan\"><failure message=\"2 mismatched cells\">"));
+    let md = reports::markdown(&s);
+    assert!(md.contains("| peer-f32-min-max-nan | 20 | 16 | 1 | 2 | 1 | 0 | 85.0 |"));
+    let t = reports::table(&s);
+    assert!(t.contains("peer-f32-min-max-nan") && t.contains("TOTAL"));
+}
