@@ -32,7 +32,7 @@ fn every_cited_rule_is_registered() {
         "legacy.zero_product",
         "nan.select.first_source",
         "nan.fma.invalid_product",
-        "cmp.no_denorm_flush",
+        "cmp.denorm_inputs",
         "omod.mode_dependent",
         "clamp.dx10",
     ] {
@@ -283,11 +283,13 @@ fn seed000_f32_nan_choice() {
     }
 }
 
-/// Seed 000, f32 denormals entry; rule `cmp.no_denorm_flush`: f32 compares read
-/// denormals as they are with f32 denormals kept and flushed.
+/// Seed 000, f32 denormals entry; rule `cmp.denorm_inputs`: with f32 denormals kept a
+/// denormal is not read as zero; with them flushed the compares flush their inputs.
 #[test]
-fn seed000_compares_keep_denormals() {
-    for md in [m(0xc0, false), m(0xf0, true), m(0x00, true)] {
+fn seed000_compares_denormals() {
+    assert!(!cmp_f32(m(0xc0, false), Cmp::Lt, 0x0000_0001, 0x0000_0002));
+    assert!(cmp_f32(m(0x00, true), Cmp::Eq, 0x8000_0001, 0x0000_0002));
+    for md in [m(0xf0, false), m(0xf0, true), m(0x10, true)] {
         assert!(cmp_f32(md, Cmp::Lt, 0x0000_0001, 0x0000_0002));
         assert!(cmp_f32(md, Cmp::Gt, 0x0000_0001, 0x8000_0000));
         assert!(cmp_f32(md, Cmp::Eq, 0x0000_0000, 0x8000_0000));

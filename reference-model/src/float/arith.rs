@@ -638,7 +638,12 @@ impl Omod {
 fn g_omod_clamp(f: Fmt, mode: Mode, env: Env, x: u64, omod: Omod, clamp: bool) -> u64 {
     let mut r = x;
     if omod != Omod::None && !mode.ieee && !env.keep_out && !f.is_nan(r) {
-        r = scale(f, r, omod.exp(), env.rm, true, false);
+        // A zero result comes out +0; a value that underflows while scaled keeps its sign.
+        r = if f.is_zero(r) {
+            0
+        } else {
+            scale(f, r, omod.exp(), env.rm, true, false)
+        };
     }
     if clamp {
         r = g_clamp(f, mode.dx10_clamp, r);

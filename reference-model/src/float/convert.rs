@@ -341,16 +341,22 @@ pub fn cvt_u32_f32(mode: Mode, x: u32) -> u32 {
     let env = env32(mode);
     to_int(unpack(F32, x as u64, !env.keep_in), Round::TowardZero, 0, u32::MAX as i64) as u32
 }
-/// `v_cvt_flr_i32_f32`: `floor(x)` as a saturated i32, NaN gives 0 (rules of
-/// [`cvt_i32_f32`]).
+/// `v_cvt_flr_i32_f32`: `floor(x)` as a saturated i32, NaN gives 0x7fffffff (rule
+/// `cvt.float_to_int`, measured in the peer corpus).
 pub fn cvt_flr_i32_f32(mode: Mode, x: u32) -> i32 {
     let env = env32(mode);
+    if F32.is_nan(x as u64) {
+        return i32::MAX;
+    }
     to_int(unpack(F32, x as u64, !env.keep_in), Round::Down, i32::MIN as i64, i32::MAX as i64) as i32
 }
 /// `v_cvt_rpi_i32_f32`: `floor(x + 0.5)` with the sum exact, as a saturated i32, NaN
-/// gives 0 (rules of [`cvt_i32_f32`]).
+/// gives 0x7fffffff as for [`cvt_flr_i32_f32`] (rule `cvt.float_to_int`, inferred).
 pub fn cvt_rpi_i32_f32(mode: Mode, x: u32) -> i32 {
     let env = env32(mode);
+    if F32.is_nan(x as u64) {
+        return i32::MAX;
+    }
     let n = match unpack(F32, x as u64, !env.keep_in) {
         Num::Fin(s, m, e) => match add_exact((s, m, e), (false, 1, -1)) {
             Some((s, m, e)) => Num::Fin(s, m, e),

@@ -202,21 +202,24 @@ fn g_cmp(f: Fmt, cond: Cmp, a: u64, b: u64) -> bool {
     }
 }
 
-/// `v_cmp_*_f32` / `v_cmpx_*_f32`: the operands compared as sign-magnitude values (both
-/// zeros equal, NaN unordered) without flushing denormals, in every mode.
+/// `v_cmp_*_f32` / `v_cmpx_*_f32`: the operands compared in sign-magnitude order (both
+/// zeros equal, NaN unordered); a denormal input is read as its signed zero when bit 0 of
+/// the f32 field is clear and compared exactly otherwise.
 ///
-/// Rule `cmp.no_denorm_flush` (measured on gfx1036 with f32 denormals kept and flushed).
-/// The mode is taken for uniformity; no field of it changes a compare.
-pub fn cmp_f32(_mode: Mode, cond: Cmp, a: u32, b: u32) -> bool {
-    g_cmp(F32, cond, a as u64, b as u64)
+/// Rule `cmp.denorm_inputs` (measured).
+pub fn cmp_f32(mode: Mode, cond: Cmp, a: u32, b: u32) -> bool {
+    let fl = !mode.denorm32().keep_in();
+    g_cmp(F32, cond, F32.flush(a as u64, fl), F32.flush(b as u64, fl))
 }
-/// `v_cmp_*_f16` (rule `cmp.no_denorm_flush`, inferred for f16).
-pub fn cmp_f16(_mode: Mode, cond: Cmp, a: u16, b: u16) -> bool {
-    g_cmp(F16, cond, a as u64, b as u64)
+/// `v_cmp_*_f16` (rule `cmp.denorm_inputs`, the f16 field; inferred for f16).
+pub fn cmp_f16(mode: Mode, cond: Cmp, a: u16, b: u16) -> bool {
+    let fl = !mode.denorm16_64().keep_in();
+    g_cmp(F16, cond, F16.flush(a as u64, fl), F16.flush(b as u64, fl))
 }
-/// `v_cmp_*_f64` (rule `cmp.no_denorm_flush`, inferred for f64).
-pub fn cmp_f64(_mode: Mode, cond: Cmp, a: u64, b: u64) -> bool {
-    g_cmp(F64, cond, a, b)
+/// `v_cmp_*_f64` (rule `cmp.denorm_inputs`, the f64 field; inferred for f64).
+pub fn cmp_f64(mode: Mode, cond: Cmp, a: u64, b: u64) -> bool {
+    let fl = !mode.denorm16_64().keep_in();
+    g_cmp(F64, cond, F64.flush(a, fl), F64.flush(b, fl))
 }
 
 fn g_class(f: Fmt, a: u64, mask: u32) -> bool {
