@@ -47,13 +47,22 @@ fn f16_nan(x: u32) -> bool {
 /// model keeps the seeds' IEEE 0 behaviour and a cell of these suites that differs only in
 /// that way is counted as a known difference: it must equal the model's IEEE 1 result.
 const PINNED_WITH_IEEE1: &[(&str, &str)] = &[
-    ("F64Arithmetic", "NaN rows: f64 NaNs quieted and v_min/max_f64 NaN choice as with IEEE 1"),
-    ("F64NanConversions", "v_cvt_f64_f32 of a signalling NaN quieted as with IEEE 1"),
+    (
+        "F64Arithmetic",
+        "NaN rows: f64 NaNs quieted and v_min/max_f64 NaN choice as with IEEE 1",
+    ),
+    (
+        "F64NanConversions",
+        "v_cvt_f64_f32 of a signalling NaN quieted as with IEEE 1",
+    ),
 ];
 
 /// Runs one suite; `compute(kernel, mode, row)` gives the output dwords (by output dword
 /// index, `None` where the model does not compute that dword).
-fn run(file: &str, compute: impl Fn(&str, Mode, &[u32]) -> Vec<Option<u32>>) -> (usize, usize, Vec<String>) {
+fn run(
+    file: &str,
+    compute: impl Fn(&str, Mode, &[u32]) -> Vec<Option<u32>>,
+) -> (usize, usize, Vec<String>) {
     let ieee1_pinned = |suite: &str| PINNED_WITH_IEEE1.iter().any(|(s, _)| *s == suite);
     let Some(doc) = corpus(file) else {
         eprintln!("{file}: corpus not found beside the repository, skipped");
@@ -65,7 +74,12 @@ fn run(file: &str, compute: impl Fn(&str, Mode, &[u32]) -> Vec<Option<u32>>) -> 
         let name = case["name"].as_str().unwrap();
         let kernel = case["kernel"].as_str().unwrap();
         let mode = mode_of(case);
-        let cols: Vec<usize> = case["columns"].as_array().unwrap().iter().map(|c| c.as_u64().unwrap() as usize).collect();
+        let cols: Vec<usize> = case["columns"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c.as_u64().unwrap() as usize)
+            .collect();
         let masks: Vec<u32> = match case["masks"].as_array() {
             Some(ms) => ms.iter().map(hex).collect(),
             None => vec![u32::MAX; cols.len()],
@@ -82,7 +96,9 @@ fn run(file: &str, compute: impl Fn(&str, Mode, &[u32]) -> Vec<Option<u32>>) -> 
                 if letter == '-' {
                     continue;
                 }
-                let Some(got) = out.get(col).copied().flatten() else { continue };
+                let Some(got) = out.get(col).copied().flatten() else {
+                    continue;
+                };
                 let want = hex(&expected[r][i]);
                 let (g, w) = (got & masks[i], want & masks[i]);
                 let ok = match letter {
@@ -116,11 +132,18 @@ fn run(file: &str, compute: impl Fn(&str, Mode, &[u32]) -> Vec<Option<u32>>) -> 
 
 fn report(file: &str, compute: impl Fn(&str, Mode, &[u32]) -> Vec<Option<u32>>) {
     let (checked, known, bad) = run(file, compute);
-    eprintln!("{file}: {checked} cells checked, {known} known differences, {} mismatches", bad.len());
+    eprintln!(
+        "{file}: {checked} cells checked, {known} known differences, {} mismatches",
+        bad.len()
+    );
     for b in &bad {
         eprintln!("  {b}");
     }
-    assert!(bad.is_empty(), "{file}: {} unexplained mismatches", bad.len());
+    assert!(
+        bad.is_empty(),
+        "{file}: {} unexplained mismatches",
+        bad.len()
+    );
 }
 
 fn some(v: Vec<u32>) -> Vec<Option<u32>> {
@@ -376,16 +399,56 @@ fn vopc_compare_float_bits() {
         let c32 = |c| cmp_f32(m, c, fa, fb);
         let c16 = |c| cmp_f16(m, c, ha, hb);
         let bits: [bool; 54] = [
-            c32(Cmp::F), c32(Cmp::O), c32(Cmp::U), c32(Cmp::Tru),
-            false, true, false, true,
-            false, sa < sb, sa <= sb, sa > sb, sa != sb, sa >= sb, true,
-            false, sa < sb, sa == sb, sa <= sb, sa > sb, sa >= sb, true,
-            false, ua <= ub, ua >= ub, true,
-            false, ua < ub, ua == ub, ua <= ub, ua > ub, ua >= ub, true,
-            c16(Cmp::F), c16(Cmp::O), c16(Cmp::U), c16(Cmp::Nge), c16(Cmp::Nlg), c16(Cmp::Ngt),
-            c16(Cmp::Nle), c16(Cmp::Nlt), c16(Cmp::Tru),
-            c16(Cmp::F), c16(Cmp::Lg), c16(Cmp::O), c16(Cmp::U), c16(Cmp::Nge), c16(Cmp::Nlg),
-            c16(Cmp::Nle), c16(Cmp::Tru),
+            c32(Cmp::F),
+            c32(Cmp::O),
+            c32(Cmp::U),
+            c32(Cmp::Tru),
+            false,
+            true,
+            false,
+            true,
+            false,
+            sa < sb,
+            sa <= sb,
+            sa > sb,
+            sa != sb,
+            sa >= sb,
+            true,
+            false,
+            sa < sb,
+            sa == sb,
+            sa <= sb,
+            sa > sb,
+            sa >= sb,
+            true,
+            false,
+            ua <= ub,
+            ua >= ub,
+            true,
+            false,
+            ua < ub,
+            ua == ub,
+            ua <= ub,
+            ua > ub,
+            ua >= ub,
+            true,
+            c16(Cmp::F),
+            c16(Cmp::O),
+            c16(Cmp::U),
+            c16(Cmp::Nge),
+            c16(Cmp::Nlg),
+            c16(Cmp::Ngt),
+            c16(Cmp::Nle),
+            c16(Cmp::Nlt),
+            c16(Cmp::Tru),
+            c16(Cmp::F),
+            c16(Cmp::Lg),
+            c16(Cmp::O),
+            c16(Cmp::U),
+            c16(Cmp::Nge),
+            c16(Cmp::Nlg),
+            c16(Cmp::Nle),
+            c16(Cmp::Tru),
             cmp_f16(m, Cmp::Nge, ha, abs_f16(hb)),
             sb <= sa,
             ub >= ua,

@@ -65,9 +65,15 @@ fn seed000_mul_f32_tininess_pairs() {
     // The check rounds in the f32 round mode (bits 1:0): toward zero the first product
     // stays below 2^-126 and is flushed; toward +inf the second rounds up to 2^-126.
     assert_eq!(mul_f32(m(0xc3, false), 0x3f7f_fffe, 0x0080_0001), 0);
-    assert_eq!(mul_f32(m(0xc1, false), 0x3f7f_fffe, 0x0080_0001), 0x0080_0000);
+    assert_eq!(
+        mul_f32(m(0xc1, false), 0x3f7f_fffe, 0x0080_0001),
+        0x0080_0000
+    );
     assert_eq!(mul_f32(m(0xc2, false), 0x3f7f_fffe, 0x0080_0001), 0);
-    assert_eq!(mul_f32(m(0xc2, false), 0xbf7f_fffe, 0x0080_0001), 0x8080_0000);
+    assert_eq!(
+        mul_f32(m(0xc2, false), 0xbf7f_fffe, 0x0080_0001),
+        0x8080_0000
+    );
     assert_eq!(mul_f32(m(0xc1, false), 0x3f7f_ffff, 0x0080_0000), 0);
 }
 
@@ -80,14 +86,26 @@ fn seed000_fma_mix_f32_tiny_product() {
         let md = m(0xc0, ieee);
         let h = MixSrc::F16(0x3bff);
         let zero = MixSrc::F32(0);
-        assert_eq!(fma_mix_f32(md, MixSrc::F32(0x0080_1002), h, zero), 0x0080_0000);
+        assert_eq!(
+            fma_mix_f32(md, MixSrc::F32(0x0080_1002), h, zero),
+            0x0080_0000
+        );
         assert_eq!(fma_mix_f32(md, MixSrc::F32(0x0080_1001), h, zero), 0);
-        assert_eq!(fma_mix_f32(md, MixSrc::F32(0x0080_1003), h, zero), 0x0080_0001);
+        assert_eq!(
+            fma_mix_f32(md, MixSrc::F32(0x0080_1003), h, zero),
+            0x0080_0001
+        );
         // f16 in the other multiplicand slot and an f16 zero addend.
-        assert_eq!(fma_mix_f32(md, h, MixSrc::F32(0x0080_1002), MixSrc::F16(0)), 0x0080_0000);
+        assert_eq!(
+            fma_mix_f32(md, h, MixSrc::F32(0x0080_1002), MixSrc::F16(0)),
+            0x0080_0000
+        );
         // Selected from a register's high half.
         let hi = MixSrc::select(0x3bff_0000, true, true, false, false);
-        assert_eq!(fma_mix_f32(md, MixSrc::F32(0x0080_1002), hi, zero), 0x0080_0000);
+        assert_eq!(
+            fma_mix_f32(md, MixSrc::F32(0x0080_1002), hi, zero),
+            0x0080_0000
+        );
     }
 }
 
@@ -95,7 +113,10 @@ fn seed000_fma_mix_f32_tiny_product() {
 /// 0x00800000` is `0x00ffffff` on hardware (a split multiply and add gives `0x00800000`).
 #[test]
 fn seed000_fma_f32_fused_with_tiny_product() {
-    assert_eq!(fma_f32(Mode::TITLE, 0x1fff_ffff, 0x1fff_ffff, 0x0080_0000), 0x00ff_ffff);
+    assert_eq!(
+        fma_f32(Mode::TITLE, 0x1fff_ffff, 0x1fff_ffff, 0x0080_0000),
+        0x00ff_ffff
+    );
 }
 
 /// Seed 000, v_fma_mixlo_f16 entry; rule `mix.lo_hi_rounding`: -1.5 * 2^-24 + 2^-126 from
@@ -219,7 +240,10 @@ fn seed000_fp16_ovfl() {
         }
     }
     // v_cvt_pkrtz_f16_f32 rounds toward zero and never overflows.
-    assert_eq!(cvt_pkrtz_f16_f32(Mode::TITLE, 0x5020_0000, 0xd020_0000), 0xfbff_7bff);
+    assert_eq!(
+        cvt_pkrtz_f16_f32(Mode::TITLE, 0x5020_0000, 0xd020_0000),
+        0xfbff_7bff
+    );
 }
 
 /// Seed 000, v_mad_legacy_f32 entry; rules `legacy.mad_gfx10`, `legacy.zero_product`:
@@ -234,19 +258,34 @@ fn seed000_mad_legacy_f32() {
             let md = m(field, ieee);
             assert_eq!(mad_legacy_f32(md, 0, 0x7f81_2345, 0x3f80_0000), 0x3f80_0000);
             assert_eq!(mad_legacy_f32(md, 0x7f80_0000, 0, 0x3f80_0000), 0x3f80_0000);
-            assert_eq!(mad_legacy_f32(md, 0x7f80_0000, 0x3f80_0000, 0xff80_0000), 0xffc0_0000);
+            assert_eq!(
+                mad_legacy_f32(md, 0x7f80_0000, 0x3f80_0000, 0xff80_0000),
+                0xffc0_0000
+            );
             let q = if ieee { 0x7fc1_2345 } else { 0x7f81_2345 };
             assert_eq!(mad_legacy_f32(md, 0, 0x3f80_0000, 0x7f81_2345), q);
             assert_eq!(mad_legacy_f32(md, 0x7f81_2345, 0x3f80_0000, 0), q);
             // Denormal sources flush in every mode.
             assert_eq!(mad_legacy_f32(md, 0x0000_0001, 0x4000_0000, 0), 0);
-            assert_eq!(mad_legacy_f32(md, 0x3f80_0000, 0x3f80_0000, 0x0000_0001), 0x3f80_0000);
+            assert_eq!(
+                mad_legacy_f32(md, 0x3f80_0000, 0x3f80_0000, 0x0000_0001),
+                0x3f80_0000
+            );
             // Zeros: +0 unless both are -0.
             assert_eq!(mad_legacy_f32(md, 0x8000_0000, 0x3f80_0000, 0x8000_0000), 0);
-            assert_eq!(mad_legacy_f32(md, 0x9e3c_e508, 0x1e3c_e508, 0x8000_0000), 0x8000_0000);
+            assert_eq!(
+                mad_legacy_f32(md, 0x9e3c_e508, 0x1e3c_e508, 0x8000_0000),
+                0x8000_0000
+            );
             // The product is rounded first: (1 + 2^-23)(1 + 2^-22) - 1 loses 2^-45.
-            assert_eq!(mad_legacy_f32(md, 0x3f80_0001, 0x3f80_0002, 0xbf80_0000), 0x34c0_0000);
-            assert_eq!(fma_f32(m(0xf0, ieee), 0x3f80_0001, 0x3f80_0002, 0xbf80_0000), 0x34c0_0001);
+            assert_eq!(
+                mad_legacy_f32(md, 0x3f80_0001, 0x3f80_0002, 0xbf80_0000),
+                0x34c0_0000
+            );
+            assert_eq!(
+                fma_f32(m(0xf0, ieee), 0x3f80_0001, 0x3f80_0002, 0xbf80_0000),
+                0x34c0_0001
+            );
         }
     }
 }
@@ -279,7 +318,14 @@ fn seed000_f32_nan_choice() {
         assert_eq!(floor_f32(md, s), q(s));
         assert_eq!(sqrt_f32(md, s), q(s));
         assert_eq!(ldexp_f32(md, s, 3), q(s));
-        assert_eq!(cvt_f64_f32(md, s), if ieee { 0x7ff8_2468_a000_0000 } else { 0x7ff0_2468_a000_0000 });
+        assert_eq!(
+            cvt_f64_f32(md, s),
+            if ieee {
+                0x7ff8_2468_a000_0000
+            } else {
+                0x7ff0_2468_a000_0000
+            }
+        );
     }
 }
 
@@ -319,13 +365,28 @@ fn seed000_ldexp_f32_rounding() {
 #[test]
 fn seed000_output_modifiers() {
     // Applied: IEEE 0 and f32 results flushed.
-    assert_eq!(omod_clamp_f32(m(0xc0, false), 0x3f80_0000, Omod::Mul2, false), 0x4000_0000);
-    assert_eq!(omod_clamp_f32(m(0xc0, false), 0x3f80_0000, Omod::Div2, false), 0x3f00_0000);
+    assert_eq!(
+        omod_clamp_f32(m(0xc0, false), 0x3f80_0000, Omod::Mul2, false),
+        0x4000_0000
+    );
+    assert_eq!(
+        omod_clamp_f32(m(0xc0, false), 0x3f80_0000, Omod::Div2, false),
+        0x3f00_0000
+    );
     // The scaled value flushes like any result.
-    assert_eq!(omod_clamp_f32(m(0xc0, false), 0x0080_0000, Omod::Div2, false), 0);
+    assert_eq!(
+        omod_clamp_f32(m(0xc0, false), 0x0080_0000, Omod::Div2, false),
+        0
+    );
     // Ignored with IEEE 1 or f32 denormal results kept.
-    assert_eq!(omod_clamp_f32(m(0xc0, true), 0x3f80_0000, Omod::Mul4, false), 0x3f80_0000);
-    assert_eq!(omod_clamp_f32(m(0xf0, false), 0x3f80_0000, Omod::Mul4, false), 0x3f80_0000);
+    assert_eq!(
+        omod_clamp_f32(m(0xc0, true), 0x3f80_0000, Omod::Mul4, false),
+        0x3f80_0000
+    );
+    assert_eq!(
+        omod_clamp_f32(m(0xf0, false), 0x3f80_0000, Omod::Mul4, false),
+        0x3f80_0000
+    );
     // Clamp: NaN to +0 with DX10_CLAMP, unchanged without.
     let dx = Mode::TITLE;
     let nodx = Mode {
@@ -333,10 +394,19 @@ fn seed000_output_modifiers() {
         ..dx
     };
     assert_eq!(omod_clamp_f32(dx, 0xffc0_0000, Omod::None, true), 0);
-    assert_eq!(omod_clamp_f32(nodx, 0xffc0_0000, Omod::None, true), 0xffc0_0000);
-    assert_eq!(omod_clamp_f32(dx, 0x4000_0000, Omod::None, true), 0x3f80_0000);
+    assert_eq!(
+        omod_clamp_f32(nodx, 0xffc0_0000, Omod::None, true),
+        0xffc0_0000
+    );
+    assert_eq!(
+        omod_clamp_f32(dx, 0x4000_0000, Omod::None, true),
+        0x3f80_0000
+    );
     assert_eq!(omod_clamp_f16(dx, 0x7e00, Omod::None, true), 0);
-    assert_eq!(omod_clamp_f64(nodx, 0xfff8_0000_0000_0000, Omod::None, true), 0xfff8_0000_0000_0000);
+    assert_eq!(
+        omod_clamp_f64(nodx, 0xfff8_0000_0000_0000, Omod::None, true),
+        0xfff8_0000_0000_0000
+    );
     // v_pk_max_f16 returns a quieted signalling NaN with IEEE 1; clamp makes it +0.
     let ie = m(0xc0, true);
     let r = max_f16(ie, 0x7d00, 0x3c00);
@@ -357,14 +427,26 @@ fn seed_minmax_nan_rules() {
     assert_eq!(min_f16(m(0xc0, true), q16, 0x3c00), 0x3c00);
     // f64 with IEEE 0: src0 when src1 is NaN, else src1 when src0 is NaN.
     let n64 = 0x7ff0_0000_0000_0001;
-    assert_eq!(min_f64(m(0xc0, false), 0x3ff0_0000_0000_0000, n64), 0x3ff0_0000_0000_0000);
-    assert_eq!(min_f64(m(0xc0, false), n64, 0x3ff0_0000_0000_0000), 0x3ff0_0000_0000_0000);
-    assert_eq!(max_f64(m(0xc0, true), n64, 0x3ff0_0000_0000_0000), 0x7ff8_0000_0000_0001);
+    assert_eq!(
+        min_f64(m(0xc0, false), 0x3ff0_0000_0000_0000, n64),
+        0x3ff0_0000_0000_0000
+    );
+    assert_eq!(
+        min_f64(m(0xc0, false), n64, 0x3ff0_0000_0000_0000),
+        0x3ff0_0000_0000_0000
+    );
+    assert_eq!(
+        max_f64(m(0xc0, true), n64, 0x3ff0_0000_0000_0000),
+        0x7ff8_0000_0000_0001
+    );
     // f16 min/max flush inputs by bit 0 only.
     assert_eq!(min_f16(m(0x40, false), 0x0001, 0x0002), 0x0001);
     assert_eq!(min_f16(m(0x80, false), 0x0001, 0x8000), 0x8000);
     // med3 with a NaN is min3.
-    assert_eq!(med3_f32(m(0xc0, false), 0x7fc0_0000, 0x4000_0000, 0x3f80_0000), 0x3f80_0000);
+    assert_eq!(
+        med3_f32(m(0xc0, false), 0x7fc0_0000, 0x4000_0000, 0x3f80_0000),
+        0x3f80_0000
+    );
     // packed fma: inf * 0 gives the default NaN even with a NaN c.
     assert_eq!(pk_fma_f16(m(0xc0, false), 0x7c00, 0x0000, 0x7e01), 0xfe00);
 }
@@ -401,11 +483,20 @@ fn seed003_lds_float_atomic_rules() {
         // f64 follows the f16/f64 field: kept in 0xc0, flushed in 0x00.
         assert_eq!(lds_min_f64(fl, 1, 0x3ff0_0000_0000_0000), 1);
         assert_eq!(lds_min_f64(m(0x00, ieee), 1, 0x3ff0_0000_0000_0000), 0);
-        assert_eq!(lds_max_f64(kp, 0x7ff0_0000_0000_0001, 2), 0x7ff8_0000_0000_0001);
+        assert_eq!(
+            lds_max_f64(kp, 0x7ff0_0000_0000_0001, 2),
+            0x7ff8_0000_0000_0001
+        );
         // cmpst: flushed bits compared, both zeros equal, NaN never equal, src stored
         // as given; memory unchanged when different.
-        assert_eq!(lds_cmpst_f32(fl, 0x0000_0001, 0x8000_0000, 0x4000_0000), 0x4000_0000);
-        assert_eq!(lds_cmpst_f32(kp, 0x0000_0001, 0x8000_0000, 0x4000_0000), 0x0000_0001);
+        assert_eq!(
+            lds_cmpst_f32(fl, 0x0000_0001, 0x8000_0000, 0x4000_0000),
+            0x4000_0000
+        );
+        assert_eq!(
+            lds_cmpst_f32(kp, 0x0000_0001, 0x8000_0000, 0x4000_0000),
+            0x0000_0001
+        );
         assert_eq!(lds_cmpst_f32(kp, qnan, qnan, 0x4000_0000), qnan);
         assert_eq!(lds_cmpst_f32(kp, 0, 0x8000_0000, 0x0000_0001), 0x0000_0001);
         assert_eq!(lds_cmpst_f64(kp, 0, 1 << 63, 5), 5);

@@ -343,7 +343,14 @@ pub fn fma_f16(mode: Mode, a: u16, b: u16, c: u16) -> u16 {
 /// `v_mad_f16` / `v_mac_f16` (gfx10.1): `a * b + c` with the product rounded to f16
 /// first (rule `mad.unfused_f16`, inferred); denormals follow the f16 field.
 pub fn mad_f16(mode: Mode, a: u16, b: u16, c: u16) -> u16 {
-    let p = mul_f16(Mode { fp16_ovfl: false, ..mode }, a, b);
+    let p = mul_f16(
+        Mode {
+            fp16_ovfl: false,
+            ..mode
+        },
+        a,
+        b,
+    );
     if F16.is_nan(p as u64) && !F16.is_nan(a as u64) && !F16.is_nan(b as u64) {
         return F16.default_nan() as u16;
     }
@@ -390,7 +397,11 @@ impl MixSrc {
     /// the selected value as bit operations (rule `modifier.neg_abs_bits`).
     pub const fn select(reg: u32, op_sel: bool, op_sel_hi: bool, neg: bool, abs: bool) -> MixSrc {
         if op_sel_hi {
-            let h = if op_sel { (reg >> 16) as u16 } else { reg as u16 };
+            let h = if op_sel {
+                (reg >> 16) as u16
+            } else {
+                reg as u16
+            };
             MixSrc::F16(src_mod_f16(h, neg, abs))
         } else {
             MixSrc::F32(src_mod_f32(reg, neg, abs))
@@ -419,7 +430,9 @@ pub(crate) fn widen16(h: u16) -> u32 {
         Num::Nan => (s << 31) | 0x7f80_0000 | (((h & 0x3ff) as u32) << 13),
         Num::Inf(_) => (s << 31) | 0x7f80_0000,
         Num::Zero(_) => s << 31,
-        Num::Fin(sg, m, e) => round_pack(F32, sg, m, e, super::mode::Round::NearestEven, true).bits as u32,
+        Num::Fin(sg, m, e) => {
+            round_pack(F32, sg, m, e, super::mode::Round::NearestEven, true).bits as u32
+        }
     }
 }
 
@@ -518,9 +531,23 @@ pub fn pk_fma_f16(mode: Mode, a: u16, b: u16, c: u16) -> u16 {
 /// The two halves a VOP3P source supplies: `op_sel` picks the half for the low lane,
 /// `op_sel_hi` the half for the high lane (1 = high half), then `neg_lo`/`neg_hi` flip
 /// the sign of the chosen halves.
-pub const fn pk_source(reg: u32, op_sel: bool, op_sel_hi: bool, neg_lo: bool, neg_hi: bool) -> [u16; 2] {
-    let lo = if op_sel { (reg >> 16) as u16 } else { reg as u16 };
-    let hi = if op_sel_hi { (reg >> 16) as u16 } else { reg as u16 };
+pub const fn pk_source(
+    reg: u32,
+    op_sel: bool,
+    op_sel_hi: bool,
+    neg_lo: bool,
+    neg_hi: bool,
+) -> [u16; 2] {
+    let lo = if op_sel {
+        (reg >> 16) as u16
+    } else {
+        reg as u16
+    };
+    let hi = if op_sel_hi {
+        (reg >> 16) as u16
+    } else {
+        reg as u16
+    };
     [
         if neg_lo { neg_f16(lo) } else { lo },
         if neg_hi { neg_f16(hi) } else { hi },
@@ -587,9 +614,7 @@ pub fn dot2_f32_f16(mode: Mode, a: u32, b: u32, c: u32) -> u32 {
     match acc {
         Some((s, m, e)) => round_pack(F32, s, m, e, env.rm, env.keep_out).bits as u32,
         None => {
-            let zs = [p0, p1, cn]
-                .iter()
-                .all(|n| matches!(n, Num::Zero(true)));
+            let zs = [p0, p1, cn].iter().all(|n| matches!(n, Num::Zero(true)));
             if cancelled {
                 F32.zero(env.rm == super::mode::Round::Down) as u32
             } else {

@@ -239,7 +239,11 @@ fn f32_to_f16(mode: Mode, x: u32, rm: Round) -> u16 {
         Num::Zero(s) => F16.zero(s),
         Num::Fin(s, m, e) => round_pack(F16, s, m, e, rm, e16.keep_out).bits,
     };
-    let src_inf = if F32.is_inf(x as u64) { F16.inf(false) } else { 0 };
+    let src_inf = if F32.is_inf(x as u64) {
+        F16.inf(false)
+    } else {
+        0
+    };
     ovfl16(mode, r, &[src_inf])
 }
 
@@ -272,7 +276,8 @@ pub fn cvt_pkrtz_f16_f32(mode: Mode, a: u32, b: u32) -> u32 {
         fp16_ovfl: false,
         ..mode
     };
-    (f32_to_f16(m, a, Round::TowardZero) as u32) | (f32_to_f16(m, b, Round::TowardZero) as u32) << 16
+    (f32_to_f16(m, a, Round::TowardZero) as u32)
+        | (f32_to_f16(m, b, Round::TowardZero) as u32) << 16
 }
 
 // ---------------------------------------------------------------------------------------
@@ -333,13 +338,23 @@ fn to_int(n: Num, dir: Round, lo: i64, hi: i64) -> i64 {
 /// f32 field (rules `cvt.float_to_int` documented, `f32.denorm.arith`).
 pub fn cvt_i32_f32(mode: Mode, x: u32) -> i32 {
     let env = env32(mode);
-    to_int(unpack(F32, x as u64, !env.keep_in), Round::TowardZero, i32::MIN as i64, i32::MAX as i64) as i32
+    to_int(
+        unpack(F32, x as u64, !env.keep_in),
+        Round::TowardZero,
+        i32::MIN as i64,
+        i32::MAX as i64,
+    ) as i32
 }
 /// `v_cvt_u32_f32`: toward zero, saturating to [0, 2^32 - 1], NaN gives 0 (rules of
 /// [`cvt_i32_f32`]).
 pub fn cvt_u32_f32(mode: Mode, x: u32) -> u32 {
     let env = env32(mode);
-    to_int(unpack(F32, x as u64, !env.keep_in), Round::TowardZero, 0, u32::MAX as i64) as u32
+    to_int(
+        unpack(F32, x as u64, !env.keep_in),
+        Round::TowardZero,
+        0,
+        u32::MAX as i64,
+    ) as u32
 }
 /// `v_cvt_flr_i32_f32`: `floor(x)` as a saturated i32, NaN gives 0x7fffffff (rule
 /// `cvt.float_to_int`, measured in the peer corpus).
@@ -348,7 +363,12 @@ pub fn cvt_flr_i32_f32(mode: Mode, x: u32) -> i32 {
     if F32.is_nan(x as u64) {
         return i32::MAX;
     }
-    to_int(unpack(F32, x as u64, !env.keep_in), Round::Down, i32::MIN as i64, i32::MAX as i64) as i32
+    to_int(
+        unpack(F32, x as u64, !env.keep_in),
+        Round::Down,
+        i32::MIN as i64,
+        i32::MAX as i64,
+    ) as i32
 }
 /// `v_cvt_rpi_i32_f32`: `floor(x + 0.5)` with the sum exact, as a saturated i32, NaN
 /// gives 0x7fffffff as for [`cvt_flr_i32_f32`] (rule `cvt.float_to_int`, inferred).
@@ -370,23 +390,43 @@ pub fn cvt_rpi_i32_f32(mode: Mode, x: u32) -> i32 {
 /// `v_cvt_i32_f64`: toward zero, saturating, NaN gives 0; input flushed by the f64 field.
 pub fn cvt_i32_f64(mode: Mode, x: u64) -> i32 {
     let env = env16_64(mode);
-    to_int(unpack(F64, x, !env.keep_in), Round::TowardZero, i32::MIN as i64, i32::MAX as i64) as i32
+    to_int(
+        unpack(F64, x, !env.keep_in),
+        Round::TowardZero,
+        i32::MIN as i64,
+        i32::MAX as i64,
+    ) as i32
 }
 /// `v_cvt_u32_f64`: toward zero, saturating, NaN gives 0.
 pub fn cvt_u32_f64(mode: Mode, x: u64) -> u32 {
     let env = env16_64(mode);
-    to_int(unpack(F64, x, !env.keep_in), Round::TowardZero, 0, u32::MAX as i64) as u32
+    to_int(
+        unpack(F64, x, !env.keep_in),
+        Round::TowardZero,
+        0,
+        u32::MAX as i64,
+    ) as u32
 }
 /// `v_cvt_i16_f16`: toward zero, saturating to i16, NaN gives 0 (input flushed by the f16
 /// field, rule `f16.denorm.unary`).
 pub fn cvt_i16_f16(mode: Mode, x: u16) -> i16 {
     let env = env16_64(mode);
-    to_int(unpack(F16, x as u64, !env.keep_in), Round::TowardZero, i16::MIN as i64, i16::MAX as i64) as i16
+    to_int(
+        unpack(F16, x as u64, !env.keep_in),
+        Round::TowardZero,
+        i16::MIN as i64,
+        i16::MAX as i64,
+    ) as i16
 }
 /// `v_cvt_u16_f16`: toward zero, saturating to u16, NaN gives 0.
 pub fn cvt_u16_f16(mode: Mode, x: u16) -> u16 {
     let env = env16_64(mode);
-    to_int(unpack(F16, x as u64, !env.keep_in), Round::TowardZero, 0, u16::MAX as i64) as u16
+    to_int(
+        unpack(F16, x as u64, !env.keep_in),
+        Round::TowardZero,
+        0,
+        u16::MAX as i64,
+    ) as u16
 }
 
 fn from_int(f: Fmt, v: i64, rm: Round) -> u64 {
@@ -427,7 +467,14 @@ pub fn cvt_f32_ubyte(x: u32, n: u32) -> u32 {
 /// `v_cvt_off_f32_i4`: the signed 4-bit `x[3:0]` divided by 16 (exact).
 pub fn cvt_off_f32_i4(x: u32) -> u32 {
     let v = ((x & 0xf) as i32) << 28 >> 28;
-    scale(F32, cvt_f32_i32(Mode::IEEE, v) as u64, -4, Round::NearestEven, true, true) as u32
+    scale(
+        F32,
+        cvt_f32_i32(Mode::IEEE, v) as u64,
+        -4,
+        Round::NearestEven,
+        true,
+        true,
+    ) as u32
 }
 
 fn norm(mode: Mode, x: u32, signed: bool) -> u32 {
@@ -465,4 +512,3 @@ pub fn cvt_pk_u8_f32(mode: Mode, x: u32, sel: u32, acc: u32) -> u32 {
     let sh = 8 * (sel & 3);
     (acc & !(0xff << sh)) | (v << sh)
 }
-

@@ -444,7 +444,17 @@ pub(crate) fn scale(f: Fmt, b: u64, k: i32, rm: Round, keep_in: bool, keep_out: 
         Num::Nan => b,
         Num::Inf(s) => f.inf(s),
         Num::Zero(s) => f.zero(s),
-        Num::Fin(s, m, e) => round_pack(f, s, m, e.saturating_add(k).clamp(-20_000, 20_000), rm, keep_out).bits,
+        Num::Fin(s, m, e) => {
+            round_pack(
+                f,
+                s,
+                m,
+                e.saturating_add(k).clamp(-20_000, 20_000),
+                rm,
+                keep_out,
+            )
+            .bits
+        }
     }
 }
 

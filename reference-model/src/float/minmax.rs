@@ -282,9 +282,7 @@ fn lds_minmax(f: Fmt, flush: bool, old: u64, data: u64, max: bool) -> u64 {
         f.quiet(o)
     } else if f.is_qnan(o) {
         d
-    } else if f.is_qnan(d) {
-        o
-    } else if less(f, o, d) != max {
+    } else if f.is_qnan(d) || less(f, o, d) != max {
         o
     } else {
         d
@@ -312,11 +310,23 @@ fn lds_cmpst(f: Fmt, flush: bool, old: u64, cmp: u64, src: u64) -> u64 {
 /// below +0 decides; the flushed value is written even when the old value wins. IEEE_MODE
 /// has no effect.
 pub fn lds_min_f32(mode: Mode, old: u32, data: u32) -> u32 {
-    lds_minmax(F32, !mode.denorm32().keep_in(), old as u64, data as u64, false) as u32
+    lds_minmax(
+        F32,
+        !mode.denorm32().keep_in(),
+        old as u64,
+        data as u64,
+        false,
+    ) as u32
 }
 /// `ds_max_f32` / `ds_max_rtn_f32` (rule `lds.float_minmax`).
 pub fn lds_max_f32(mode: Mode, old: u32, data: u32) -> u32 {
-    lds_minmax(F32, !mode.denorm32().keep_in(), old as u64, data as u64, true) as u32
+    lds_minmax(
+        F32,
+        !mode.denorm32().keep_in(),
+        old as u64,
+        data as u64,
+        true,
+    ) as u32
 }
 /// `ds_min_f64` / `ds_min_rtn_f64`: rule `lds.float_minmax` with the f16/f64 field.
 pub fn lds_min_f64(mode: Mode, old: u64, data: u64) -> u64 {
@@ -333,7 +343,13 @@ pub fn lds_max_f64(mode: Mode, old: u64, data: u64) -> u64 {
 /// Rule `lds.float_cmpst` (seed 003, measured; a denormal or signalling-NaN `src` is
 /// stored as given, not measured).
 pub fn lds_cmpst_f32(mode: Mode, old: u32, cmp: u32, src: u32) -> u32 {
-    lds_cmpst(F32, !mode.denorm32().keep_in(), old as u64, cmp as u64, src as u64) as u32
+    lds_cmpst(
+        F32,
+        !mode.denorm32().keep_in(),
+        old as u64,
+        cmp as u64,
+        src as u64,
+    ) as u32
 }
 /// `ds_cmpst_f64` / `ds_cmpst_rtn_f64` (rule `lds.float_cmpst`, f16/f64 field).
 pub fn lds_cmpst_f64(mode: Mode, old: u64, cmp: u64, src: u64) -> u64 {
@@ -343,5 +359,12 @@ pub fn lds_cmpst_f64(mode: Mode, old: u64, cmp: u64, src: u64) -> u64 {
 /// treated as 0 (rule `lds.add_f32`, inferred: seed 000 measured that it ignores IEEE_MODE
 /// and depends on the f32 denormal field, the exact bits were not recorded).
 pub fn lds_add_f32(mode: Mode, old: u32, data: u32) -> u32 {
-    super::arith::add_f32(Mode { ieee: false, ..mode }, old, data)
+    super::arith::add_f32(
+        Mode {
+            ieee: false,
+            ..mode
+        },
+        old,
+        data,
+    )
 }

@@ -159,7 +159,13 @@ impl Mode {
     ///
     /// Rule `mode.hwreg_layout`.
     pub const fn setreg(self, offset: u32, size: u32, value: u32) -> Mode {
-        let size = if size == 0 { 1 } else if size > 32 { 32 } else { size };
+        let size = if size == 0 {
+            1
+        } else if size > 32 {
+            32
+        } else {
+            size
+        };
         let field = if size == 32 {
             u32::MAX
         } else {
@@ -175,7 +181,13 @@ impl Mode {
     ///
     /// Rule `mode.hwreg_layout`.
     pub const fn getreg(self, offset: u32, size: u32) -> u32 {
-        let size = if size == 0 { 1 } else if size > 32 { 32 } else { size };
+        let size = if size == 0 {
+            1
+        } else if size > 32 {
+            32
+        } else {
+            size
+        };
         let field = if size == 32 {
             u32::MAX
         } else {

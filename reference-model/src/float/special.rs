@@ -7,7 +7,9 @@
 //! measurement (rule `transcendental.approximation`, inferred).
 
 use super::arith::{env16_64, env32, g_fma, ovfl16, widen16};
-use super::core::{first_nan, product, round_pack, scale, sum_num, unpack, Env, Fmt, Num, F16, F32, F64};
+use super::core::{
+    first_nan, product, round_pack, scale, sum_num, unpack, Env, Fmt, Num, F16, F32, F64,
+};
 use super::mode::{Mode, Round};
 
 #[inline]
@@ -157,22 +159,120 @@ macro_rules! trans {
 }
 
 trans!(rcp_f32, u32, F32, env32, Tr::Rcp, "`v_rcp_f32`: 1 / x.");
-trans!(rsq_f32, u32, F32, env32, Tr::Rsq, "`v_rsq_f32`: 1 / sqrt(x).");
-trans!(sqrt_f32, u32, F32, env32, Tr::Sqrt, "`v_sqrt_f32`: sqrt(x).");
+trans!(
+    rsq_f32,
+    u32,
+    F32,
+    env32,
+    Tr::Rsq,
+    "`v_rsq_f32`: 1 / sqrt(x)."
+);
+trans!(
+    sqrt_f32,
+    u32,
+    F32,
+    env32,
+    Tr::Sqrt,
+    "`v_sqrt_f32`: sqrt(x)."
+);
 trans!(log_f32, u32, F32, env32, Tr::Log, "`v_log_f32`: log2(x).");
 trans!(exp_f32, u32, F32, env32, Tr::Exp, "`v_exp_f32`: 2^x.");
-trans!(sin_f32, u32, F32, env32, Tr::Sin, "`v_sin_f32`: sin(2 pi x), x in turns.");
-trans!(cos_f32, u32, F32, env32, Tr::Cos, "`v_cos_f32`: cos(2 pi x), x in turns.");
-trans!(rcp_f16, u16, F16, env16_64, Tr::Rcp, "`v_rcp_f16`: 1 / x.", f16);
-trans!(rsq_f16, u16, F16, env16_64, Tr::Rsq, "`v_rsq_f16`: 1 / sqrt(x).", f16);
-trans!(sqrt_f16, u16, F16, env16_64, Tr::Sqrt, "`v_sqrt_f16`: sqrt(x).", f16);
-trans!(log_f16, u16, F16, env16_64, Tr::Log, "`v_log_f16`: log2(x).", f16);
-trans!(exp_f16, u16, F16, env16_64, Tr::Exp, "`v_exp_f16`: 2^x.", f16);
-trans!(sin_f16, u16, F16, env16_64, Tr::Sin, "`v_sin_f16`: sin(2 pi x).", f16);
-trans!(cos_f16, u16, F16, env16_64, Tr::Cos, "`v_cos_f16`: cos(2 pi x).", f16);
+trans!(
+    sin_f32,
+    u32,
+    F32,
+    env32,
+    Tr::Sin,
+    "`v_sin_f32`: sin(2 pi x), x in turns."
+);
+trans!(
+    cos_f32,
+    u32,
+    F32,
+    env32,
+    Tr::Cos,
+    "`v_cos_f32`: cos(2 pi x), x in turns."
+);
+trans!(
+    rcp_f16,
+    u16,
+    F16,
+    env16_64,
+    Tr::Rcp,
+    "`v_rcp_f16`: 1 / x.",
+    f16
+);
+trans!(
+    rsq_f16,
+    u16,
+    F16,
+    env16_64,
+    Tr::Rsq,
+    "`v_rsq_f16`: 1 / sqrt(x).",
+    f16
+);
+trans!(
+    sqrt_f16,
+    u16,
+    F16,
+    env16_64,
+    Tr::Sqrt,
+    "`v_sqrt_f16`: sqrt(x).",
+    f16
+);
+trans!(
+    log_f16,
+    u16,
+    F16,
+    env16_64,
+    Tr::Log,
+    "`v_log_f16`: log2(x).",
+    f16
+);
+trans!(
+    exp_f16,
+    u16,
+    F16,
+    env16_64,
+    Tr::Exp,
+    "`v_exp_f16`: 2^x.",
+    f16
+);
+trans!(
+    sin_f16,
+    u16,
+    F16,
+    env16_64,
+    Tr::Sin,
+    "`v_sin_f16`: sin(2 pi x).",
+    f16
+);
+trans!(
+    cos_f16,
+    u16,
+    F16,
+    env16_64,
+    Tr::Cos,
+    "`v_cos_f16`: cos(2 pi x).",
+    f16
+);
 trans!(rcp_f64, u64, F64, env16_64, Tr::Rcp, "`v_rcp_f64`: 1 / x.");
-trans!(rsq_f64, u64, F64, env16_64, Tr::Rsq, "`v_rsq_f64`: 1 / sqrt(x).");
-trans!(sqrt_f64, u64, F64, env16_64, Tr::Sqrt, "`v_sqrt_f64`: sqrt(x).");
+trans!(
+    rsq_f64,
+    u64,
+    F64,
+    env16_64,
+    Tr::Rsq,
+    "`v_rsq_f64`: 1 / sqrt(x)."
+);
+trans!(
+    sqrt_f64,
+    u64,
+    F64,
+    env16_64,
+    Tr::Sqrt,
+    "`v_sqrt_f64`: sqrt(x)."
+);
 
 /// `v_rcp_iflag_f32`: as [`rcp_f32`] (the integer-divide flag is not float state).
 pub fn rcp_iflag_f32(mode: Mode, x: u32) -> u32 {
@@ -187,7 +287,11 @@ fn biased_exp(f: Fmt, x: u64) -> i32 {
 }
 
 fn g_div_scale(f: Fmt, env: Env, s0: u64, s1: u64, s2: u64) -> (u64, bool) {
-    let (big, tiny_exp, k) = if f == F32 { (96, 23, 64) } else { (768, 53, 128) };
+    let (big, tiny_exp, k) = if f == F32 {
+        (96, 23, 64)
+    } else {
+        (768, 53, 128)
+    };
     let fl = |x: u64| f.flush(x, !env.keep_in);
     let (s0, s1, s2) = (fl(s0), fl(s1), fl(s2));
     let mut d = s0;
@@ -444,7 +548,15 @@ fn interp16(mode: Mode, p: u16, w: u32, add: u64, add_is_f16: bool, out: Fmt) ->
         return out.default_nan();
     }
     let env = if out == F16 { e16 } else { e32 };
-    sum_num(out, Env { keep_in: true, ..env }, pr, unpack(F32, add32, false))
+    sum_num(
+        out,
+        Env {
+            keep_in: true,
+            ..env
+        },
+        pr,
+        unpack(F32, add32, false),
+    )
 }
 
 /// `v_interp_p1ll_f16` arithmetic: `p10 * i + p0` from f16 `p0`/`p10` and f32 `i`, the
