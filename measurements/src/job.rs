@@ -14,6 +14,9 @@ pub struct Job {
     pub suite: String,
     /// The kernel: words, ABI, launch shape, memory layout, output placement.
     pub kernel: Arc<Kernel>,
+    /// The target whose behaviour the job reproduces (`rdna2`, `gfx1036`, `gfx1013`, ...): a backend that
+    /// models several chips picks the instruction set by it.
+    pub target: String,
     /// The float mode the dispatch runs in.
     pub mode: FloatMode,
     /// The dispatch hash shared by the rows this job reproduces.
@@ -178,7 +181,7 @@ pub trait Backend {
     fn run(&self, job: &Job) -> Result<JobOutput, BackendError>;
 }
 
-/// A job and the IDs of the rows (one per lane and target) it reproduces.
+/// A job and the IDs of the rows (one per lane) it reproduces.
 #[derive(Debug, Clone)]
 pub struct PlannedJob {
     /// The job.
@@ -187,7 +190,7 @@ pub struct PlannedJob {
     pub rows: Vec<String>,
 }
 
-/// Groups a suite's rows into jobs: one per kernel, mode and dispatch (rows of several targets share a job).
+/// Groups a suite's rows into jobs: one per kernel, target, mode and dispatch.
 pub fn plan_jobs(suite: &Suite) -> Vec<PlannedJob> {
     let kernels: BTreeMap<&str, Arc<Kernel>> = suite
         .kernels
@@ -202,26 +205,29 @@ pub fn plan_jobs(suite: &Suite) -> Vec<PlannedJob> {
         .enumerate()
         .map(|(i, k)| (k.name.as_str(), i))
         .collect();
-    // (kernel index, mode, dispatch) -> (inputs by lane, row IDs)
+    // (kernel index, target, mode, dispatch) -> (inputs by lane, row IDs)
     type Group<'a> = (BTreeMap<u32, &'a [u32]>, Vec<String>);
-    let mut groups: BTreeMap<(usize, FloatMode, &str), Group> = BTreeMap::new();
+    let mut groups: BTreeMap<(usize, &str, FloatMode, &str), Group> = BTreeMap::new();
     for s in suite.rows.values() {
         let r = &s.row;
         let Some(&ki) = order.get(r.kernel.as_str()) else {
             continue;
         };
-        let g = groups.entry((ki, r.mode, r.dispatch.as_str())).or_default();
+        let g = groups
+            .entry((ki, r.target.as_str(), r.mode, r.dispatch.as_str()))
+            .or_default();
         g.0.insert(r.lane, &r.inputs);
         g.1.push(r.id.clone());
     }
     groups
         .into_iter()
-        .map(|((ki, mode, dispatch), (lanes, ids))| {
+        .map(|((ki, target, mode, dispatch), (lanes, ids))| {
             let kernel = kernels[suite.kernels.kernels[ki].name.as_str()].clone();
             PlannedJob {
                 job: Job {
                     suite: suite.name().to_string(),
                     kernel,
+                    target: target.to_string(),
                     mode,
                     dispatch: dispatch.to_string(),
                     lanes: lanes.into_iter().map(|(l, i)| (l, i.to_vec())).collect(),
