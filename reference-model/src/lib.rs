@@ -6,4 +6,5 @@
 #![deny(missing_docs)]
 
 pub mod float;
+pub mod isa;
 pub mod rules;

@@ -1,0 +1,134 @@
+//! Opcode tables: one per encoding form and target, indexed by opcode, generated once by probing `llvm-mc`
+//! (the generator is described in the `isa` module docs) and committed as data.
+//!
+//! A row says which operation an opcode is, the mnemonic LLVM prints for that encoding form, the operand
+//! template in printing order, and three bit masks over the instruction words:
+//! - `must`/`want`: bits outside the operand fields that LLVM's decoder requires to equal `want` (unused source
+//!   fields, modifier bits the operation does not take, ...). Words that differ there are the non-canonical
+//!   decodes.
+//! - `show`: modifier bits LLVM prints (abs/neg/clamp/omod/op_sel); bits outside `show` and `must` are accepted
+//!   and ignored by LLVM's printer (they are still decoded into [`super::VopMods`]).
+
+use super::operand::ImmClass;
+use super::types::Role;
+use super::{Op, Target};
+
+/// How an operand field is read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// A vector register number.
+    V,
+    /// A scalar destination or source code (7/8-bit source space).
+    S,
+    /// A full source code (9-bit for VALU, 8-bit for SALU).
+    Src,
+    /// The literal dword after the instruction, always present.
+    K,
+    /// An SGPR pair index (SMEM sbase): register = field * 2.
+    Sx2,
+    /// An SGPR quad index (buffer/image resource, sampler): register = field * 4.
+    Sx4,
+    /// A 16-bit immediate (SOPK/SOPP simm16, SMEM's probe mask) printed in the given style.
+    Simm(Style),
+    /// SMEM offset / soffset pair, printed as one operand.
+    SmemOff,
+    /// VINTRP attribute and channel (`attr3.y`).
+    Attr,
+    /// VINTRP parameter selector (`p10`, `p20`, `p0`).
+    Param,
+}
+
+/// How LLVM prints a 16-bit immediate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Style {
+    /// Unsigned decimal.
+    Dec,
+    /// Decimal up to 15... hex above (see `fmt_simm`).
+    HexSmall,
+    /// Always hex.
+    Hex,
+    /// `vmcnt(n) expcnt(n) lgkmcnt(n)`.
+    Waitcnt,
+    /// `sendmsg(...)`.
+    Sendmsg,
+    /// `depctr_*(n) ...`.
+    Depctr,
+    /// `hwreg(id, offset, size)`.
+    Hwreg,
+    /// `UC_VERSION_*` names.
+    Version,
+    /// s_endpgm: nothing when zero, decimal otherwise.
+    Endpgm,
+}
+
+/// One token of an operand template.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Tok {
+    /// An operand taken from a field.
+    F {
+        role: Role,
+        kind: Kind,
+        width: u8,
+        class: ImmClass,
+        /// Index into [`BAD`]: the comment LLVM appends when the operand's register class does not fit.
+        bad: u8,
+    },
+    /// Text LLVM prints as it is (implicit operands such as `vcc_lo`).
+    T(&'static str),
+}
+
+/// One opcode of one encoding form on one target.
+#[derive(Debug)]
+pub(crate) struct Row {
+    pub op: Op,
+    pub mn: &'static str,
+    pub tpl: &'static [Tok],
+    pub must: [u32; 2],
+    pub want: [u32; 2],
+    pub show: [u32; 2],
+}
+
+/// Tables by encoding form.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Table {
+    Sop1,
+    Sop2,
+    Sopk,
+    Sopc,
+    Sopp,
+    Smem,
+    Vop1,
+    Vop2,
+    Vopc,
+    Vop3,
+    Vop3p,
+    Vop1Dpp16,
+    Vop2Dpp16,
+    VopcDpp16,
+    Vop1Dpp8,
+    Vop2Dpp8,
+    VopcDpp8,
+    Vop1Sdwa,
+    Vop2Sdwa,
+    VopcSdwa,
+    Vintrp,
+    Ds,
+    Mubuf,
+    Mtbuf,
+    Mimg,
+    Flat,
+    FlatGlc,
+    Global,
+    GlobalGlc,
+    Scratch,
+    ScratchGlc,
+    Exp,
+}
+
+include!("gen_tables.rs");
+
+/// The row for `opcode` in `table` on `target`, if the opcode is defined there.
+pub(crate) fn row(target: Target, table: Table, opcode: usize) -> Option<&'static Row> {
+    let t: &'static [Option<Row>] = lookup(target, table);
+    t.get(opcode).and_then(|r| r.as_ref())
+}
