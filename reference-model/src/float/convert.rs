@@ -356,12 +356,22 @@ pub fn cvt_u32_f32(mode: Mode, x: u32) -> u32 {
         u32::MAX as i64,
     ) as u32
 }
-/// `v_cvt_flr_i32_f32`: `floor(x)` as a saturated i32, NaN gives 0x7fffffff (rule
-/// `cvt.float_to_int`, measured in the peer corpus).
+/// A NaN converted by `v_cvt_flr_i32_f32` / `v_cvt_rpi_i32_f32` saturates by its sign: 0x7fffffff for a
+/// positive NaN, 0x80000000 for a negative one (rule `cvt.flr_rpi_nan_sign`, measured in the peer corpus).
+fn flr_rpi_nan(x: u32) -> i32 {
+    if x >> 31 == 1 {
+        i32::MIN
+    } else {
+        i32::MAX
+    }
+}
+
+/// `v_cvt_flr_i32_f32`: `floor(x)` as a saturated i32; a NaN saturates by its sign (rules
+/// `cvt.float_to_int`, `cvt.flr_rpi_nan_sign`).
 pub fn cvt_flr_i32_f32(mode: Mode, x: u32) -> i32 {
     let env = env32(mode);
     if F32.is_nan(x as u64) {
-        return i32::MAX;
+        return flr_rpi_nan(x);
     }
     to_int(
         unpack(F32, x as u64, !env.keep_in),
@@ -370,12 +380,12 @@ pub fn cvt_flr_i32_f32(mode: Mode, x: u32) -> i32 {
         i32::MAX as i64,
     ) as i32
 }
-/// `v_cvt_rpi_i32_f32`: `floor(x + 0.5)` with the sum exact, as a saturated i32, NaN
-/// gives 0x7fffffff as for [`cvt_flr_i32_f32`] (rule `cvt.float_to_int`, inferred).
+/// `v_cvt_rpi_i32_f32`: `floor(x + 0.5)` with the sum exact, as a saturated i32; a NaN saturates by its
+/// sign as for [`cvt_flr_i32_f32`] (rules `cvt.float_to_int`, `cvt.flr_rpi_nan_sign`).
 pub fn cvt_rpi_i32_f32(mode: Mode, x: u32) -> i32 {
     let env = env32(mode);
     if F32.is_nan(x as u64) {
-        return i32::MAX;
+        return flr_rpi_nan(x);
     }
     let n = match unpack(F32, x as u64, !env.keep_in) {
         Num::Fin(s, m, e) => match add_exact((s, m, e), (false, 1, -1)) {

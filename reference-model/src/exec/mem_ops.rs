@@ -1,0 +1,1097 @@
+//! Memory instructions: SMEM, MUBUF/MTBUF (buffer addressing in [`super::buffer`]), GLOBAL/FLAT and DS.
+//!
+//! Rules (see [`crate::rules`]): `buffer.range_check`, `lds.out_of_range`, `lds.misaligned_fault`,
+//! `flat.shared_aperture`, `ds.swizzle_modes`, `ds.permute_inactive_zero`.
+
+use super::buffer::{piece, Access, Vsharp};
+use super::ctx::{fault, unsupported, Ctx, Ty};
+use crate::isa::{Control, Instruction, MemFields, Op, Operand, Role};
+use measurements::job::BackendError;
+
+fn fields(inst: &Instruction) -> MemFields {
+    match inst.control {
+        Control::Mem(m) => m,
+        _ => MemFields::default(),
+    }
+}
+
+fn vreg(inst: &Instruction, role: Role, pc: usize) -> Result<usize, BackendError> {
+    match inst.operand(role) {
+        Some(Operand::Vgpr { first, .. }) => Ok(first as usize),
+        other => Err(unsupported(
+            inst,
+            pc,
+            &format!("{role:?} is {other:?}, not a VGPR"),
+        )),
+    }
+}
+
+/// The register a load writes: LLVM calls it vdst in DS/FLAT and vdata in MUBUF/MTBUF.
+fn load_dst(inst: &Instruction, pc: usize) -> Result<usize, BackendError> {
+    if inst.operand(Role::Vdst).is_some() {
+        vreg(inst, Role::Vdst, pc)
+    } else {
+        vreg(inst, Role::Vdata, pc)
+    }
+}
+
+/// Data width of a load or store and how sub-dword data is extended.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Width {
+    U8,
+    I8,
+    U16,
+    I16,
+    /// `n` dwords.
+    Dw(u32),
+    /// 8/16-bit data into the low (false) or high (true) half of the VGPR, the other half kept.
+    D16 {
+        bytes: u32,
+        signed: bool,
+        hi: bool,
+    },
+}
+
+impl Width {
+    fn bytes(self) -> u32 {
+        match self {
+            Width::U8 | Width::I8 => 1,
+            Width::U16 | Width::I16 => 2,
+            Width::Dw(n) => 4 * n,
+            Width::D16 { bytes, .. } => bytes,
+        }
+    }
+}
+
+/// Extends loaded bytes into the destination dword (`old` for the d16 forms).
+fn extend(w: Width, raw: u32, old: u32) -> u32 {
+    match w {
+        Width::U8 => raw & 0xff,
+        Width::I8 => raw as u8 as i8 as i32 as u32,
+        Width::U16 => raw & 0xffff,
+        Width::I16 => raw as u16 as i16 as i32 as u32,
+        Width::Dw(_) => raw,
+        Width::D16 { bytes, signed, hi } => {
+            let v = match (bytes, signed) {
+                (1, false) => raw & 0xff,
+                (1, true) => raw as u8 as i8 as i16 as u16 as u32,
+                _ => raw & 0xffff,
+            };
+            if hi {
+                (old & 0xffff) | v << 16
+            } else {
+                (old & 0xffff_0000) | v
+            }
+        }
+    }
+}
+
+/// Load/store widths of the untyped buffer, global and flat operations.
+fn width_of(op: Op) -> Option<(Width, bool)> {
+    use Op::*;
+    // (width, is_store)
+    Some(match op {
+        BufferLoadUbyte | GlobalLoadUbyte | FlatLoadUbyte => (Width::U8, false),
+        BufferLoadSbyte | GlobalLoadSbyte | FlatLoadSbyte => (Width::I8, false),
+        BufferLoadUshort | GlobalLoadUshort | FlatLoadUshort => (Width::U16, false),
+        BufferLoadSshort | GlobalLoadSshort | FlatLoadSshort => (Width::I16, false),
+        BufferLoadDword | GlobalLoadDword | FlatLoadDword => (Width::Dw(1), false),
+        BufferLoadDwordx2 | GlobalLoadDwordx2 | FlatLoadDwordx2 => (Width::Dw(2), false),
+        BufferLoadDwordx3 | GlobalLoadDwordx3 | FlatLoadDwordx3 => (Width::Dw(3), false),
+        BufferLoadDwordx4 | GlobalLoadDwordx4 | FlatLoadDwordx4 => (Width::Dw(4), false),
+        BufferLoadUbyteD16 | GlobalLoadUbyteD16 | FlatLoadUbyteD16 => (
+            Width::D16 {
+                bytes: 1,
+                signed: false,
+                hi: false,
+            },
+            false,
+        ),
+        BufferLoadUbyteD16Hi | GlobalLoadUbyteD16Hi | FlatLoadUbyteD16Hi => (
+            Width::D16 {
+                bytes: 1,
+                signed: false,
+                hi: true,
+            },
+            false,
+        ),
+        BufferLoadSbyteD16 | GlobalLoadSbyteD16 | FlatLoadSbyteD16 => (
+            Width::D16 {
+                bytes: 1,
+                signed: true,
+                hi: false,
+            },
+            false,
+        ),
+        BufferLoadSbyteD16Hi | GlobalLoadSbyteD16Hi | FlatLoadSbyteD16Hi => (
+            Width::D16 {
+                bytes: 1,
+                signed: true,
+                hi: true,
+            },
+            false,
+        ),
+        BufferLoadShortD16 | GlobalLoadShortD16 | FlatLoadShortD16 => (
+            Width::D16 {
+                bytes: 2,
+                signed: false,
+                hi: false,
+            },
+            false,
+        ),
+        BufferLoadShortD16Hi | GlobalLoadShortD16Hi | FlatLoadShortD16Hi => (
+            Width::D16 {
+                bytes: 2,
+                signed: false,
+                hi: true,
+            },
+            false,
+        ),
+        BufferStoreByte | GlobalStoreByte | FlatStoreByte => (Width::U8, true),
+        BufferStoreByteD16Hi | GlobalStoreByteD16Hi | FlatStoreByteD16Hi => (
+            Width::D16 {
+                bytes: 1,
+                signed: false,
+                hi: true,
+            },
+            true,
+        ),
+        BufferStoreShort | GlobalStoreShort | FlatStoreShort => (Width::U16, true),
+        BufferStoreShortD16Hi | GlobalStoreShortD16Hi | FlatStoreShortD16Hi => (
+            Width::D16 {
+                bytes: 2,
+                signed: false,
+                hi: true,
+            },
+            true,
+        ),
+        BufferStoreDword | GlobalStoreDword | FlatStoreDword => (Width::Dw(1), true),
+        BufferStoreDwordx2 | GlobalStoreDwordx2 | FlatStoreDwordx2 => (Width::Dw(2), true),
+        BufferStoreDwordx3 | GlobalStoreDwordx3 | FlatStoreDwordx3 => (Width::Dw(3), true),
+        BufferStoreDwordx4 | GlobalStoreDwordx4 | FlatStoreDwordx4 => (Width::Dw(4), true),
+        _ => return None,
+    })
+}
+
+/// Numeric kinds of the unified buffer formats.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Num {
+    Unorm,
+    Snorm,
+    Uscaled,
+    Sscaled,
+    Uint,
+    Sint,
+    Float,
+}
+
+/// The gfx10 unified buffer format `code`: (components, bits per component, numeric kind). Packed formats
+/// (10_11_11, 2_10_10_10, ...) give `None`. Codes as LLVM 19 names them for gfx1030 (`BUF_FMT_*`).
+fn buffer_format(code: u8) -> Option<(u32, u32, Num)> {
+    use Num::*;
+    const SIX: [Num; 6] = [Unorm, Snorm, Uscaled, Sscaled, Uint, Sint];
+    const SEVEN: [Num; 7] = [Unorm, Snorm, Uscaled, Sscaled, Uint, Sint, Float];
+    Some(match code {
+        1..=6 => (1, 8, SIX[code as usize - 1]),
+        7..=13 => (1, 16, SEVEN[code as usize - 7]),
+        14..=19 => (2, 8, SIX[code as usize - 14]),
+        20 => (1, 32, Uint),
+        21 => (1, 32, Sint),
+        22 => (1, 32, Float),
+        23..=29 => (2, 16, SEVEN[code as usize - 23]),
+        56..=61 => (4, 8, SIX[code as usize - 56]),
+        62 => (2, 32, Uint),
+        63 => (2, 32, Sint),
+        64 => (2, 32, Float),
+        65..=71 => (4, 16, SEVEN[code as usize - 65]),
+        72 => (3, 32, Uint),
+        73 => (3, 32, Sint),
+        74 => (3, 32, Float),
+        75 => (4, 32, Uint),
+        76 => (4, 32, Sint),
+        77 => (4, 32, Float),
+        _ => return None,
+    })
+}
+
+/// Converts one fetched component to the 32-bit register value (rule `buffer.format_convert`, RDNA 2 guide
+/// "Data formats": norm formats divide by the largest code, scaled formats convert the integer).
+fn convert_in(raw: u32, bits: u32, num: Num) -> u32 {
+    let max = if bits == 32 {
+        u32::MAX as f64
+    } else {
+        ((1u64 << bits) - 1) as f64
+    };
+    let signed = if bits == 32 {
+        raw as i32 as f64
+    } else {
+        ((raw << (32 - bits)) as i32 >> (32 - bits)) as f64
+    };
+    match num {
+        Num::Uint => raw,
+        Num::Sint => signed as i32 as u32,
+        Num::Float => {
+            if bits == 16 {
+                crate::float::cvt_f32_f16(crate::float::Mode::IEEE, raw as u16)
+            } else {
+                raw
+            }
+        }
+        Num::Unorm => f32_bits(raw as f64 / max),
+        Num::Snorm => f32_bits((signed / ((max + 1.0) / 2.0 - 1.0)).max(-1.0)),
+        Num::Uscaled => f32_bits(raw as f64),
+        Num::Sscaled => f32_bits(signed),
+    }
+}
+
+fn f32_bits(v: f64) -> u32 {
+    (v as f32).to_bits()
+}
+
+fn atomic32(op: Op, old: u32, d0: u32, d1: u32, mode: crate::float::Mode) -> Option<u32> {
+    use Op::*;
+    Some(match op {
+        DsAddU32 | DsAddRtnU32 | BufferAtomicAdd | GlobalAtomicAdd | FlatAtomicAdd => {
+            old.wrapping_add(d0)
+        }
+        DsSubU32 | DsSubRtnU32 | BufferAtomicSub | GlobalAtomicSub | FlatAtomicSub => {
+            old.wrapping_sub(d0)
+        }
+        DsRsubU32 | DsRsubRtnU32 => d0.wrapping_sub(old),
+        DsIncU32 | DsIncRtnU32 | BufferAtomicInc | GlobalAtomicInc | FlatAtomicInc => {
+            if old >= d0 {
+                0
+            } else {
+                old + 1
+            }
+        }
+        DsDecU32 | DsDecRtnU32 | BufferAtomicDec | GlobalAtomicDec | FlatAtomicDec => {
+            if old == 0 || old > d0 {
+                d0
+            } else {
+                old - 1
+            }
+        }
+        DsMinI32 | DsMinRtnI32 | BufferAtomicSmin | GlobalAtomicSmin | FlatAtomicSmin => {
+            (old as i32).min(d0 as i32) as u32
+        }
+        DsMaxI32 | DsMaxRtnI32 | BufferAtomicSmax | GlobalAtomicSmax | FlatAtomicSmax => {
+            (old as i32).max(d0 as i32) as u32
+        }
+        DsMinU32 | DsMinRtnU32 | BufferAtomicUmin | GlobalAtomicUmin | FlatAtomicUmin => {
+            old.min(d0)
+        }
+        DsMaxU32 | DsMaxRtnU32 | BufferAtomicUmax | GlobalAtomicUmax | FlatAtomicUmax => {
+            old.max(d0)
+        }
+        DsAndB32 | DsAndRtnB32 | BufferAtomicAnd | GlobalAtomicAnd | FlatAtomicAnd => old & d0,
+        DsOrB32 | DsOrRtnB32 | BufferAtomicOr | GlobalAtomicOr | FlatAtomicOr => old | d0,
+        DsXorB32 | DsXorRtnB32 | BufferAtomicXor | GlobalAtomicXor | FlatAtomicXor => old ^ d0,
+        DsMskorB32 | DsMskorRtnB32 => (old & !d0) | d1,
+        DsWrxchgRtnB32 | BufferAtomicSwap | GlobalAtomicSwap | FlatAtomicSwap => d0,
+        DsCmpstB32 | DsCmpstRtnB32 => {
+            if old == d0 {
+                d1
+            } else {
+                old
+            }
+        }
+        BufferAtomicCmpswap | GlobalAtomicCmpswap | FlatAtomicCmpswap => {
+            if old == d1 {
+                d0
+            } else {
+                old
+            }
+        }
+        DsWrapRtnB32 => {
+            if old >= d0 {
+                old - d0
+            } else {
+                old.wrapping_add(d1)
+            }
+        }
+        DsCmpstF32 | DsCmpstRtnF32 => crate::float::lds_cmpst_f32(mode, old, d0, d1),
+        DsMinF32 | DsMinRtnF32 => crate::float::lds_min_f32(mode, old, d0),
+        DsMaxF32 | DsMaxRtnF32 => crate::float::lds_max_f32(mode, old, d0),
+        DsAddF32 | DsAddRtnF32 => crate::float::lds_add_f32(mode, old, d0),
+        _ => return None,
+    })
+}
+
+fn atomic64(op: Op, old: u64, d0: u64, d1: u64, mode: crate::float::Mode) -> Option<u64> {
+    use Op::*;
+    Some(match op {
+        DsAddU64 | DsAddRtnU64 => old.wrapping_add(d0),
+        DsSubU64 | DsSubRtnU64 => old.wrapping_sub(d0),
+        DsRsubU64 | DsRsubRtnU64 => d0.wrapping_sub(old),
+        DsIncU64 | DsIncRtnU64 => {
+            if old >= d0 {
+                0
+            } else {
+                old + 1
+            }
+        }
+        DsDecU64 | DsDecRtnU64 => {
+            if old == 0 || old > d0 {
+                d0
+            } else {
+                old - 1
+            }
+        }
+        DsMinI64 | DsMinRtnI64 => (old as i64).min(d0 as i64) as u64,
+        DsMaxI64 | DsMaxRtnI64 => (old as i64).max(d0 as i64) as u64,
+        DsMinU64 | DsMinRtnU64 => old.min(d0),
+        DsMaxU64 | DsMaxRtnU64 => old.max(d0),
+        DsAndB64 | DsAndRtnB64 => old & d0,
+        DsOrB64 | DsOrRtnB64 => old | d0,
+        DsXorB64 | DsXorRtnB64 => old ^ d0,
+        DsMskorB64 | DsMskorRtnB64 => (old & !d0) | d1,
+        DsWrxchgRtnB64 => d0,
+        DsCmpstB64 | DsCmpstRtnB64 => {
+            if old == d0 {
+                d1
+            } else {
+                old
+            }
+        }
+        DsCmpstF64 | DsCmpstRtnF64 => crate::float::lds_cmpst_f64(mode, old, d0, d1),
+        DsMinF64 | DsMinRtnF64 => crate::float::lds_min_f64(mode, old, d0),
+        DsMaxF64 | DsMaxRtnF64 => crate::float::lds_max_f64(mode, old, d0),
+        _ => return None,
+    })
+}
+
+/// Does the atomic return the pre-operation value?
+fn returns(op: Op, glc: bool) -> bool {
+    let name = op_name(op);
+    name.contains("_rtn_")
+        || (name.starts_with("buffer_atomic")
+            || name.starts_with("global_atomic")
+            || name.starts_with("flat_atomic"))
+            && glc
+}
+
+fn op_name(op: Op) -> &'static str {
+    op.mnemonic()
+}
+
+pub(super) fn exec(cx: &mut Ctx, inst: &Instruction, pc: usize) -> Result<(), BackendError> {
+    let name = op_name(inst.op);
+    if name.starts_with("s_") {
+        smem(cx, inst, pc)
+    } else if name.starts_with("ds_") {
+        ds(cx, inst, pc)
+    } else if name.starts_with("buffer_") || name.starts_with("tbuffer_") {
+        buffer(cx, inst, pc)
+    } else if name.starts_with("global_") || name.starts_with("flat_") {
+        global(cx, inst, pc)
+    } else {
+        Err(unsupported(inst, pc, "memory instruction not modelled yet"))
+    }
+}
+
+fn smem(cx: &mut Ctx, inst: &Instruction, pc: usize) -> Result<(), BackendError> {
+    let f = fields(inst);
+    let n = match inst.op {
+        Op::SLoadDword | Op::SBufferLoadDword => 1,
+        Op::SLoadDwordx2 | Op::SBufferLoadDwordx2 => 2,
+        Op::SLoadDwordx4 | Op::SBufferLoadDwordx4 => 4,
+        Op::SLoadDwordx8 | Op::SBufferLoadDwordx8 => 8,
+        Op::SLoadDwordx16 | Op::SBufferLoadDwordx16 => 16,
+        Op::SDcacheInv | Op::SGl1Inv => return Ok(()),
+        _ => {
+            return Err(unsupported(
+                inst,
+                pc,
+                "scalar memory instruction not modelled yet",
+            ))
+        }
+    };
+    let Some(Operand::Sgpr { first: base, .. }) = inst.operand(Role::Sbase) else {
+        return Err(unsupported(inst, pc, "SMEM base is not an SGPR range"));
+    };
+    let soffset = match inst.operand(Role::Soffset) {
+        Some(op) => cx
+            .sread(op, Ty::B32)
+            .map_err(|e| unsupported(inst, pc, &e))?,
+        None => 0,
+    };
+    let offset = (f.offset as i64 + soffset as i64) as u64;
+    let dst = inst
+        .operand(Role::Sdst)
+        .and_then(super::ctx::sreg_index)
+        .ok_or_else(|| unsupported(inst, pc, "SMEM destination"))?;
+    let b = base as usize;
+    let mut out = Vec::with_capacity(n);
+    if inst.op.mnemonic().starts_with("s_buffer") {
+        let v = Vsharp::from_words([
+            cx.wave.sget(b),
+            cx.wave.sget(b + 1),
+            cx.wave.sget(b + 2),
+            cx.wave.sget(b + 3),
+        ]);
+        for i in 0..n as u64 {
+            let off = (offset & !3) + 4 * i;
+            // Dwords past NUM_RECORDS read 0 (rule smem.buffer_range, inferred from the buffer rule).
+            if off + 4 > v.num_records as u64 {
+                out.push(0);
+            } else {
+                let a = (v.base + off) & 0xffff_ffff_ffff;
+                out.push(
+                    cx.mem
+                        .read_u32(a)
+                        .map_err(|e| fault(e, pc, "s_buffer_load"))?,
+                );
+            }
+        }
+    } else {
+        let addr =
+            (cx.wave.sget(b) as u64 | (cx.wave.sget(b + 1) as u64) << 32).wrapping_add(offset) & !3;
+        for i in 0..n as u64 {
+            out.push(
+                cx.mem
+                    .read_u32(addr + 4 * i)
+                    .map_err(|e| fault(e, pc, "s_load"))?,
+            );
+        }
+    }
+    for (i, v) in out.into_iter().enumerate() {
+        cx.wave.sset(dst + i, v);
+    }
+    Ok(())
+}
+
+fn buffer(cx: &mut Ctx, inst: &Instruction, pc: usize) -> Result<(), BackendError> {
+    let f = fields(inst);
+    if f.lds || f.tfe {
+        return Err(unsupported(
+            inst,
+            pc,
+            "buffer loads to LDS and TFE are not modelled",
+        ));
+    }
+    let Some(Operand::Sgpr { first: rs, .. }) = inst.operand(Role::Srsrc) else {
+        return Err(unsupported(
+            inst,
+            pc,
+            "buffer resource is not an SGPR range",
+        ));
+    };
+    let r = rs as usize;
+    let v = Vsharp::from_words([
+        cx.wave.sget(r),
+        cx.wave.sget(r + 1),
+        cx.wave.sget(r + 2),
+        cx.wave.sget(r + 3),
+    ]);
+    let soffset = match inst.operand(Role::Soffset) {
+        Some(op) => cx
+            .sread(op, Ty::B32)
+            .map_err(|e| unsupported(inst, pc, &e))?,
+        None => 0,
+    };
+    let vaddr = if f.offen || f.idxen {
+        Some(vreg(inst, Role::Vaddr, pc)?)
+    } else {
+        None
+    };
+    let exec = cx.wave.exec();
+    let lanes = cx.wave.lanes;
+    let access = |cx: &Ctx, lane: usize| -> Access {
+        let (mut vindex, mut voffset) = (0, 0);
+        if let Some(a) = vaddr {
+            match (f.idxen, f.offen) {
+                (true, true) => {
+                    vindex = cx.wave.vget(a, lane);
+                    voffset = cx.wave.vget(a + 1, lane);
+                }
+                (true, false) => vindex = cx.wave.vget(a, lane),
+                _ => voffset = cx.wave.vget(a, lane),
+            }
+        }
+        Access {
+            vindex,
+            voffset,
+            inst_offset: f.offset as u32,
+            soffset,
+            lane: lane as u32,
+        }
+    };
+    let name = inst.op.mnemonic();
+
+    if let Some((w, store)) = width_of(inst.op) {
+        for lane in (0..lanes).filter(|l| exec >> l & 1 == 1) {
+            let a = access(cx, lane);
+            match w {
+                Width::Dw(n) => {
+                    // Multi-dword accesses are range-checked per dword (rule buffer.range_check).
+                    for i in 0..n {
+                        let p = piece(&v, &a, 4 * i, 4);
+                        if store {
+                            let d = cx
+                                .wave
+                                .vget(vreg(inst, Role::Vdata, pc)? + i as usize, lane);
+                            if p.in_range {
+                                cx.mem
+                                    .write_u32(p.address, d)
+                                    .map_err(|e| fault(e, pc, name))?;
+                            }
+                        } else {
+                            let d = if p.in_range {
+                                cx.mem.read_u32(p.address).map_err(|e| fault(e, pc, name))?
+                            } else {
+                                0
+                            };
+                            let dst = load_dst(inst, pc)?;
+                            cx.wave.vset(dst + i as usize, lane, d);
+                        }
+                    }
+                }
+                _ => {
+                    let bytes = w.bytes();
+                    let p = piece(&v, &a, 0, bytes);
+                    if store {
+                        let d = cx.wave.vget(vreg(inst, Role::Vdata, pc)?, lane);
+                        let d = if matches!(w, Width::D16 { hi: true, .. }) {
+                            d >> 16
+                        } else {
+                            d
+                        };
+                        if p.in_range {
+                            cx.mem
+                                .write(p.address, &d.to_le_bytes()[..bytes as usize])
+                                .map_err(|e| fault(e, pc, name))?;
+                        }
+                    } else {
+                        let mut b = [0u8; 4];
+                        if p.in_range {
+                            cx.mem
+                                .read(p.address, &mut b[..bytes as usize])
+                                .map_err(|e| fault(e, pc, name))?;
+                        }
+                        let dst = load_dst(inst, pc)?;
+                        let old = cx.wave.vget(dst, lane);
+                        cx.wave
+                            .vset(dst, lane, extend(w, u32::from_le_bytes(b), old));
+                    }
+                }
+            }
+        }
+        return Ok(());
+    }
+
+    if name.starts_with("buffer_load_format") || name.starts_with("tbuffer_load_format") {
+        let code = if name.starts_with("tbuffer") {
+            f.format
+        } else {
+            v.format
+        };
+        let Some((comps, bits, num)) = buffer_format(code) else {
+            return Err(unsupported(
+                inst,
+                pc,
+                &format!("buffer format {code} is not modelled"),
+            ));
+        };
+        if name.contains("d16") {
+            return Err(unsupported(inst, pc, "d16 format loads are not modelled"));
+        }
+        let n = match name.rsplit('_').next() {
+            Some("x") => 1,
+            Some("xy") => 2,
+            Some("xyz") => 3,
+            _ => 4,
+        };
+        let dst = load_dst(inst, pc)?;
+        let elem = comps * bits / 8;
+        for lane in (0..lanes).filter(|l| exec >> l & 1 == 1) {
+            let a = access(cx, lane);
+            // Format loads are checked all or nothing (RDNA 2 guide, "Range checking").
+            let p = piece(&v, &a, 0, elem);
+            let mut fetched = [0u32; 4];
+            if p.in_range {
+                let mut raw = vec![0u8; elem as usize];
+                cx.mem
+                    .read(p.address, &mut raw)
+                    .map_err(|e| fault(e, pc, name))?;
+                for (c, slot) in fetched.iter_mut().enumerate().take(comps as usize) {
+                    let cb = bits as usize / 8;
+                    let mut b = [0u8; 4];
+                    b[..cb].copy_from_slice(&raw[c * cb..(c + 1) * cb]);
+                    *slot = convert_in(u32::from_le_bytes(b), bits, num);
+                }
+            }
+            let one = if matches!(num, Num::Uint | Num::Sint) {
+                1
+            } else {
+                0x3f80_0000
+            };
+            for i in 0..n {
+                // Missing components read (0, 0, 0, 1); DST_SEL then swizzles (0 = 0, 1 = 1, 4..7 = X..W).
+                let comp = |c: usize| {
+                    if c < comps as usize {
+                        fetched[c]
+                    } else if c == 3 {
+                        one
+                    } else {
+                        0
+                    }
+                };
+                let val = if !p.in_range {
+                    0
+                } else {
+                    match v.dst_sel[i] {
+                        0 => 0,
+                        1 => one,
+                        s @ 4..=7 => comp(s as usize - 4),
+                        _ => 0,
+                    }
+                };
+                cx.wave.vset(dst + i, lane, val);
+            }
+        }
+        return Ok(());
+    }
+
+    if name.starts_with("buffer_atomic") {
+        let mode = crate::float::Mode::from_hwreg(cx.wave.mode);
+        let data = vreg(inst, Role::Vdata, pc)?;
+        let cmpswap = inst.op == Op::BufferAtomicCmpswap;
+        let rtn = returns(inst.op, f.glc);
+        for lane in (0..lanes).filter(|l| exec >> l & 1 == 1) {
+            let a = access(cx, lane);
+            let p = piece(&v, &a, 0, 4);
+            let d0 = cx.wave.vget(data, lane);
+            let d1 = if cmpswap {
+                cx.wave.vget(data + 1, lane)
+            } else {
+                0
+            };
+            let old = if p.in_range {
+                cx.mem.read_u32(p.address).map_err(|e| fault(e, pc, name))?
+            } else {
+                0
+            };
+            let new = atomic32(inst.op, old, d0, d1, mode)
+                .ok_or_else(|| unsupported(inst, pc, "buffer atomic not modelled"))?;
+            if p.in_range {
+                cx.mem
+                    .write_u32(p.address, new)
+                    .map_err(|e| fault(e, pc, name))?;
+            }
+            if rtn {
+                cx.wave.vset(data, lane, old);
+            }
+        }
+        return Ok(());
+    }
+    Err(unsupported(inst, pc, "buffer instruction not modelled yet"))
+}
+
+/// The flat address where the shared (LDS) aperture starts: its high dword, measured on RDNA2 (gfx1035,
+/// seed 000: `src_shared_base` is 0x00010000_00000000). Rule `flat.shared_aperture`.
+const SHARED_APERTURE_HI: u32 = 0x0001_0000;
+
+fn global(cx: &mut Ctx, inst: &Instruction, pc: usize) -> Result<(), BackendError> {
+    let f = fields(inst);
+    let name = inst.op.mnemonic();
+    if f.lds || f.tfe {
+        return Err(unsupported(
+            inst,
+            pc,
+            "LDS-target and TFE forms are not modelled",
+        ));
+    }
+    let saddr = match inst.operand(Role::Sbase) {
+        Some(Operand::Sgpr { first, .. }) => Some(first as usize),
+        Some(Operand::Null | Operand::Off) | None => None,
+        Some(other) => {
+            return Err(unsupported(
+                inst,
+                pc,
+                &format!("saddr {other:?} is not modelled"),
+            ))
+        }
+    };
+    let va = vreg(inst, Role::Vaddr, pc)?;
+    let exec = cx.wave.exec();
+    let lanes = cx.wave.lanes;
+    let is_flat = name.starts_with("flat_");
+    let address = |cx: &Ctx, lane: usize| -> u64 {
+        let base = match saddr {
+            Some(s) => (cx.wave.sget(s) as u64 | (cx.wave.sget(s + 1) as u64) << 32)
+                .wrapping_add(cx.wave.vget(va, lane) as u64),
+            None => cx.wave.vget(va, lane) as u64 | (cx.wave.vget(va + 1, lane) as u64) << 32,
+        };
+        base.wrapping_add(f.offset as i64 as u64)
+    };
+    let Some((w, store)) = width_of(inst.op) else {
+        if name.contains("atomic") {
+            let mode = crate::float::Mode::from_hwreg(cx.wave.mode);
+            let data = vreg(inst, Role::Vdata, pc)?;
+            let cmpswap = name.contains("cmpswap");
+            let rtn = returns(inst.op, f.glc);
+            for lane in (0..lanes).filter(|l| exec >> l & 1 == 1) {
+                let a = address(cx, lane);
+                let d0 = cx.wave.vget(data, lane);
+                let d1 = if cmpswap {
+                    cx.wave.vget(data + 1, lane)
+                } else {
+                    0
+                };
+                let old = cx.mem.read_u32(a).map_err(|e| fault(e, pc, name))?;
+                let new = atomic32(inst.op, old, d0, d1, mode)
+                    .ok_or_else(|| unsupported(inst, pc, "atomic not modelled"))?;
+                cx.mem.write_u32(a, new).map_err(|e| fault(e, pc, name))?;
+                if rtn {
+                    cx.wave.vset(vreg(inst, Role::Vdst, pc)?, lane, old);
+                }
+            }
+            return Ok(());
+        }
+        return Err(unsupported(
+            inst,
+            pc,
+            "global/flat instruction not modelled yet",
+        ));
+    };
+    let bytes = w.bytes() as usize;
+    for lane in (0..lanes).filter(|l| exec >> l & 1 == 1) {
+        let a = address(cx, lane);
+        let to_lds = is_flat && (a >> 32) as u32 == SHARED_APERTURE_HI;
+        if store {
+            let data = vreg(inst, Role::Vdata, pc)?;
+            let mut buf = Vec::with_capacity(bytes);
+            match w {
+                Width::Dw(n) => (0..n as usize).for_each(|i| {
+                    buf.extend_from_slice(&cx.wave.vget(data + i, lane).to_le_bytes())
+                }),
+                Width::D16 { hi: true, .. } => {
+                    buf.extend_from_slice(&(cx.wave.vget(data, lane) >> 16).to_le_bytes()[..bytes])
+                }
+                _ => buf.extend_from_slice(&cx.wave.vget(data, lane).to_le_bytes()[..bytes]),
+            }
+            if to_lds {
+                for (i, b) in buf.iter().enumerate() {
+                    cx.lds.write(a as u32 as u64 + i as u64, 1, *b as u64);
+                }
+            } else {
+                cx.mem.write(a, &buf).map_err(|e| fault(e, pc, name))?;
+            }
+        } else {
+            let mut buf = vec![0u8; bytes];
+            if to_lds {
+                for (i, b) in buf.iter_mut().enumerate() {
+                    *b = cx.lds.read(a as u32 as u64 + i as u64, 1) as u8;
+                }
+            } else {
+                cx.mem.read(a, &mut buf).map_err(|e| fault(e, pc, name))?;
+            }
+            let dst = vreg(inst, Role::Vdst, pc)?;
+            match w {
+                Width::Dw(n) => {
+                    for i in 0..n as usize {
+                        let d = u32::from_le_bytes([
+                            buf[4 * i],
+                            buf[4 * i + 1],
+                            buf[4 * i + 2],
+                            buf[4 * i + 3],
+                        ]);
+                        cx.wave.vset(dst + i, lane, d);
+                    }
+                }
+                _ => {
+                    let mut b = [0u8; 4];
+                    b[..bytes].copy_from_slice(&buf);
+                    let old = cx.wave.vget(dst, lane);
+                    cx.wave
+                        .vset(dst, lane, extend(w, u32::from_le_bytes(b), old));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Checks an LDS access's alignment: misaligned accesses fault the wave on RDNA2 (seed 000, measured on
+/// gfx1035; rule `lds.misaligned_fault`). Accesses of 4 bytes or more need dword alignment (inferred: the
+/// multi-dword forms are split into dwords).
+fn lds_aligned(addr: u64, bytes: u32) -> bool {
+    addr % (bytes.min(4) as u64) == 0
+}
+
+fn ds(cx: &mut Ctx, inst: &Instruction, pc: usize) -> Result<(), BackendError> {
+    use Op::*;
+    let f = fields(inst);
+    let name = inst.op.mnemonic();
+    if f.gds {
+        return Err(unsupported(inst, pc, "GDS is not modelled"));
+    }
+    if inst.op == DsNop {
+        return Ok(());
+    }
+    let exec = cx.wave.exec();
+    let lanes = cx.wave.lanes;
+    let active: Vec<usize> = (0..lanes).filter(|l| exec >> l & 1 == 1).collect();
+    let offset = f.offset01[0] as u64 | (f.offset01[1] as u64) << 8;
+    let addr_of = |cx: &Ctx, lane: usize| -> Result<u64, BackendError> {
+        Ok(cx.wave.vget(vreg(inst, Role::Vaddr, pc)?, lane) as u64)
+    };
+    let misaligned = |a: u64| BackendError::Fault {
+        address: a,
+        pc: pc as u32,
+        reason: format!("{name}: misaligned LDS access (the hardware faults the wave)"),
+    };
+
+    // Cross-lane operations that do not touch LDS memory.
+    if matches!(inst.op, DsSwizzleB32 | DsPermuteB32 | DsBpermuteB32) {
+        // ds_swizzle's data is LLVM's address operand; the permutes take an address and data.
+        let data = vreg(
+            inst,
+            if inst.op == DsSwizzleB32 {
+                Role::Vaddr
+            } else {
+                Role::Vdata
+            },
+            pc,
+        )?;
+        let dst = vreg(inst, Role::Vdst, pc)?;
+        let src: Vec<u32> = (0..lanes).map(|l| cx.wave.vget(data, l)).collect();
+        let valid = |j: usize| j < lanes && exec >> j & 1 == 1;
+        let mut out = vec![0u32; lanes];
+        match inst.op {
+            DsSwizzleB32 => {
+                let off = offset as usize;
+                for &i in &active {
+                    let j = swizzle_lane(off, i);
+                    out[i] = if valid(j) { src[j] } else { 0 };
+                }
+            }
+            DsPermuteB32 => {
+                for &i in &active {
+                    let to = ((cx.wave.vget(vreg(inst, Role::Vaddr, pc)?, i) as u64 + offset) / 4)
+                        as usize
+                        % lanes;
+                    out[to] = src[i];
+                }
+            }
+            _ => {
+                for &i in &active {
+                    let j = ((cx.wave.vget(vreg(inst, Role::Vaddr, pc)?, i) as u64 + offset) / 4)
+                        as usize
+                        % lanes;
+                    out[i] = if valid(j) { src[j] } else { 0 };
+                }
+            }
+        }
+        for &i in &active {
+            cx.wave.vset(dst, i, out[i]);
+        }
+        return Ok(());
+    }
+
+    let mode = crate::float::Mode::from_hwreg(cx.wave.mode);
+    // Plain reads and writes.
+    let rw: Option<(u32, bool, bool)> = match inst.op {
+        // (bytes, store, signed)
+        DsReadU8 | DsReadU8D16 | DsReadU8D16Hi => Some((1, false, false)),
+        DsReadI8 | DsReadI8D16 | DsReadI8D16Hi => Some((1, false, true)),
+        DsReadU16 | DsReadU16D16 | DsReadU16D16Hi => Some((2, false, false)),
+        DsReadI16 => Some((2, false, true)),
+        DsReadB32 => Some((4, false, false)),
+        DsReadB64 => Some((8, false, false)),
+        DsReadB96 => Some((12, false, false)),
+        DsReadB128 => Some((16, false, false)),
+        DsWriteB8 | DsWriteB8D16Hi => Some((1, true, false)),
+        DsWriteB16 | DsWriteB16D16Hi => Some((2, true, false)),
+        DsWriteB32 => Some((4, true, false)),
+        DsWriteB64 => Some((8, true, false)),
+        DsWriteB96 => Some((12, true, false)),
+        DsWriteB128 => Some((16, true, false)),
+        _ => None,
+    };
+    if let Some((bytes, store, signed)) = rw {
+        let hi = name.ends_with("_d16_hi");
+        let d16 = name.contains("_d16");
+        for &lane in &active {
+            let a = addr_of(cx, lane)? + offset;
+            if !lds_aligned(a, bytes) {
+                return Err(misaligned(a));
+            }
+            if store {
+                let data = vreg(inst, Role::Vdata, pc)?;
+                if bytes <= 4 {
+                    let mut v = cx.wave.vget(data, lane);
+                    if hi {
+                        v >>= 16;
+                    }
+                    cx.lds.write(a, bytes as usize, v as u64);
+                } else {
+                    for i in 0..(bytes / 4) as u64 {
+                        cx.lds
+                            .write(a + 4 * i, 4, cx.wave.vget(data + i as usize, lane) as u64);
+                    }
+                }
+            } else {
+                let dst = vreg(inst, Role::Vdst, pc)?;
+                if bytes <= 4 {
+                    let raw = cx.lds.read(a, bytes as usize) as u32;
+                    let v = if d16 {
+                        let w = Width::D16 { bytes, signed, hi };
+                        extend(w, raw, cx.wave.vget(dst, lane))
+                    } else {
+                        match (bytes, signed) {
+                            (1, true) => raw as u8 as i8 as i32 as u32,
+                            (2, true) => raw as u16 as i16 as i32 as u32,
+                            _ => raw,
+                        }
+                    };
+                    cx.wave.vset(dst, lane, v);
+                } else {
+                    for i in 0..(bytes / 4) as u64 {
+                        let v = cx.lds.read(a + 4 * i, 4) as u32;
+                        cx.wave.vset(dst + i as usize, lane, v);
+                    }
+                }
+            }
+        }
+        return Ok(());
+    }
+
+    // Two-address forms.
+    let two: Option<(u32, u64, bool)> = match inst.op {
+        // (element bytes, offset scale, store)
+        DsRead2B32 => Some((4, 4, false)),
+        DsRead2st64B32 => Some((4, 256, false)),
+        DsRead2B64 => Some((8, 8, false)),
+        DsRead2st64B64 => Some((8, 512, false)),
+        DsWrite2B32 => Some((4, 4, true)),
+        DsWrite2st64B32 => Some((4, 256, true)),
+        DsWrite2B64 => Some((8, 8, true)),
+        DsWrite2st64B64 => Some((8, 512, true)),
+        _ => None,
+    };
+    if let Some((bytes, scale, store)) = two {
+        let dw = (bytes / 4) as usize;
+        for &lane in &active {
+            let base = addr_of(cx, lane)?;
+            let addrs = [
+                base + f.offset01[0] as u64 * scale,
+                base + f.offset01[1] as u64 * scale,
+            ];
+            for (k, &a) in addrs.iter().enumerate() {
+                if !lds_aligned(a, bytes) {
+                    return Err(misaligned(a));
+                }
+                for i in 0..dw {
+                    if store {
+                        let role = if k == 0 { Role::Vdata } else { Role::Vdata1 };
+                        let v = cx.wave.vget(vreg(inst, role, pc)? + i, lane);
+                        cx.lds.write(a + 4 * i as u64, 4, v as u64);
+                    } else {
+                        let v = cx.lds.read(a + 4 * i as u64, 4) as u32;
+                        cx.wave
+                            .vset(vreg(inst, Role::Vdst, pc)? + k * dw + i, lane, v);
+                    }
+                }
+            }
+        }
+        return Ok(());
+    }
+
+    // Atomics, applied lane by lane in ascending lane order (rule lds.atomic_lane_order, inferred).
+    let is64 = name.ends_with("64");
+    let has_d1 = matches!(
+        inst.op,
+        DsMskorB32
+            | DsMskorRtnB32
+            | DsCmpstB32
+            | DsCmpstRtnB32
+            | DsCmpstF32
+            | DsCmpstRtnF32
+            | DsWrapRtnB32
+            | DsMskorB64
+            | DsMskorRtnB64
+            | DsCmpstB64
+            | DsCmpstRtnB64
+            | DsCmpstF64
+            | DsCmpstRtnF64
+    );
+    let rtn = returns(inst.op, false);
+    let probe = if is64 {
+        atomic64(inst.op, 0, 0, 0, mode).is_some()
+    } else {
+        atomic32(inst.op, 0, 0, 0, mode).is_some()
+    };
+    if !probe {
+        return Err(unsupported(inst, pc, "LDS instruction not modelled yet"));
+    }
+    for &lane in &active {
+        let a = addr_of(cx, lane)? + offset;
+        let bytes = if is64 { 8 } else { 4 };
+        if a % bytes != 0 {
+            return Err(misaligned(a));
+        }
+        let d0r = vreg(inst, Role::Vdata, pc)?;
+        let d1r = if has_d1 {
+            Some(vreg(inst, Role::Vdata1, pc)?)
+        } else {
+            None
+        };
+        if is64 {
+            let rd = |cx: &Ctx, r: usize| {
+                cx.wave.vget(r, lane) as u64 | (cx.wave.vget(r + 1, lane) as u64) << 32
+            };
+            let d0 = rd(cx, d0r);
+            let d1 = d1r.map_or(0, |r| rd(cx, r));
+            let in_range = cx.lds.in_range(a, 8);
+            let old = cx.lds.read(a, 8);
+            let new = atomic64(inst.op, old, d0, d1, mode).unwrap_or(old);
+            if in_range {
+                cx.lds.write(a, 8, new);
+            }
+            if rtn {
+                let dst = vreg(inst, Role::Vdst, pc)?;
+                cx.wave.vset(dst, lane, old as u32);
+                cx.wave.vset(dst + 1, lane, (old >> 32) as u32);
+            }
+        } else {
+            let d0 = cx.wave.vget(d0r, lane);
+            let d1 = d1r.map_or(0, |r| cx.wave.vget(r, lane));
+            let in_range = cx.lds.in_range(a, 4);
+            let old = cx.lds.read(a, 4) as u32;
+            let new = atomic32(inst.op, old, d0, d1, mode).unwrap_or(old);
+            if in_range {
+                cx.lds.write(a, 4, new as u64);
+            }
+            if rtn {
+                cx.wave.vset(vreg(inst, Role::Vdst, pc)?, lane, old);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The source lane of ds_swizzle_b32 for lane `i` (RDNA 2 guide, DS_SWIZZLE_B32 pseudo-code: FFT, rotate,
+/// quad-permute and bit-mask modes; rule `ds.swizzle_modes`).
+fn swizzle_lane(off: usize, i: usize) -> usize {
+    let group = i & 0x20;
+    if off >= 0xe000 {
+        let mask = off & 0x1f;
+        let mut j = ((i & 0x1f) as u32).reverse_bits() as usize >> 27;
+        j >>= (mask as u32).count_ones();
+        (j | (i & mask)) & 0x1f | group
+    } else if off >= 0xc000 {
+        let mask = off & 0x1f;
+        let mut rot = (off >> 5) & 0x1f;
+        if off >> 10 & 1 == 1 {
+            rot = (32 - rot) & 0x1f;
+        }
+        ((i & mask) | ((i + rot) & !mask)) & 0x1f | group
+    } else if off & 0x8000 != 0 {
+        (i & !3) | (off >> (2 * (i & 3)) & 3)
+    } else {
+        let (and, or, xor) = (off & 0x1f, (off >> 5) & 0x1f, (off >> 10) & 0x1f);
+        (((i & 0x1f) & and) | or) ^ xor | group
+    }
+}

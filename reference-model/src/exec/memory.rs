@@ -1,0 +1,145 @@
+//! Guest memory: explicit regions at guest addresses. An access that is not wholly inside one region is a
+//! [`MemFault`], never a host panic or a read of host memory.
+
+/// A faulting access.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MemFault {
+    /// First byte of the access.
+    pub address: u64,
+    /// Bytes accessed.
+    pub len: usize,
+    /// Was it a write?
+    pub write: bool,
+}
+
+/// One mapped region.
+#[derive(Debug, Clone)]
+pub struct Region {
+    /// Name (the job's array name).
+    pub name: String,
+    /// Guest address of byte 0.
+    pub base: u64,
+    /// Contents.
+    pub bytes: Vec<u8>,
+}
+
+/// All regions of one dispatch, sorted by address, never overlapping.
+#[derive(Debug, Clone, Default)]
+pub struct GuestMemory {
+    regions: Vec<Region>,
+}
+
+/// Where the first region goes: above 4 GiB, so address bits 47:32 are exercised by every kernel.
+pub const FIRST_BASE: u64 = 0x0000_0001_0000_0000;
+/// Unmapped bytes left between regions, so a small overrun faults instead of reading a neighbour.
+pub const GUARD: u64 = 0x1_0000;
+
+impl GuestMemory {
+    /// No regions.
+    pub fn new() -> GuestMemory {
+        GuestMemory::default()
+    }
+
+    /// Maps `bytes` after the last region (plus a guard gap) at an address aligned to `align` (a power of two).
+    pub fn map(&mut self, name: &str, align: u64, bytes: Vec<u8>) -> u64 {
+        let align = align.max(1).next_power_of_two();
+        let start = self
+            .regions
+            .last()
+            .map_or(FIRST_BASE, |r| r.base + r.bytes.len() as u64 + GUARD);
+        let base = start.div_ceil(align) * align;
+        self.regions.push(Region {
+            name: name.to_string(),
+            base,
+            bytes,
+        });
+        base
+    }
+
+    /// The region named `name`.
+    pub fn region(&self, name: &str) -> Option<&Region> {
+        self.regions.iter().find(|r| r.name == name)
+    }
+
+    fn locate(&self, address: u64, len: usize, write: bool) -> Result<(usize, usize), MemFault> {
+        let fault = MemFault {
+            address,
+            len,
+            write,
+        };
+        let end = address.checked_add(len as u64).ok_or(fault)?;
+        // Few regions per dispatch: a linear scan is cheaper than a search structure.
+        for (i, r) in self.regions.iter().enumerate() {
+            if address >= r.base && end <= r.base + r.bytes.len() as u64 {
+                return Ok((i, (address - r.base) as usize));
+            }
+        }
+        Err(fault)
+    }
+
+    /// Reads `out.len()` bytes at `address`.
+    pub fn read(&self, address: u64, out: &mut [u8]) -> Result<(), MemFault> {
+        let (i, off) = self.locate(address, out.len(), false)?;
+        out.copy_from_slice(&self.regions[i].bytes[off..off + out.len()]);
+        Ok(())
+    }
+
+    /// Writes `data` at `address`.
+    pub fn write(&mut self, address: u64, data: &[u8]) -> Result<(), MemFault> {
+        let (i, off) = self.locate(address, data.len(), true)?;
+        self.regions[i].bytes[off..off + data.len()].copy_from_slice(data);
+        Ok(())
+    }
+
+    /// Reads a little-endian dword.
+    pub fn read_u32(&self, address: u64) -> Result<u32, MemFault> {
+        let mut b = [0; 4];
+        self.read(address, &mut b)?;
+        Ok(u32::from_le_bytes(b))
+    }
+
+    /// Writes a little-endian dword.
+    pub fn write_u32(&mut self, address: u64, value: u32) -> Result<(), MemFault> {
+        self.write(address, &value.to_le_bytes())
+    }
+}
+
+/// Converts dwords to little-endian bytes.
+pub fn dwords_to_bytes(dwords: &[u32]) -> Vec<u8> {
+    dwords.iter().flat_map(|d| d.to_le_bytes()).collect()
+}
+
+/// Converts little-endian bytes to dwords (a trailing partial dword is dropped).
+pub fn bytes_to_dwords(bytes: &[u8]) -> Vec<u32> {
+    bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn regions_fault_outside_and_across() {
+        let mut m = GuestMemory::new();
+        let a = m.map("a", 256, vec![0; 16]);
+        let b = m.map("b", 256, vec![0; 16]);
+        assert_eq!(a, FIRST_BASE);
+        assert!(b >= a + 16 + GUARD && b % 256 == 0);
+        m.write_u32(a + 12, 0x1122_3344).unwrap();
+        assert_eq!(m.read_u32(a + 12).unwrap(), 0x1122_3344);
+        assert_eq!(
+            m.read_u32(a + 13),
+            Err(MemFault {
+                address: a + 13,
+                len: 4,
+                write: false
+            })
+        );
+        assert!(m.read_u32(0).is_err());
+        assert!(m.write_u32(u64::MAX - 1, 0).is_err());
+        assert!(m.read_u32(b - 4).is_err(), "the guard gap is unmapped");
+    }
+}
