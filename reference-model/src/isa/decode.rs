@@ -358,6 +358,13 @@ fn templated(
             });
         }
         (_, Form::Sdwa) => {
+            // SDWA has no room for a literal dword.
+            if let Some(s) = slots[..nslots as usize]
+                .iter()
+                .find(|s| matches!(s.operand, Operand::Literal(_)))
+            {
+                return Err(cx.reserved(2, "SDWA source (literal)", s.raw));
+            }
             mods.neg = (bit(w1, 20) as u8) | (bit(w1, 28) as u8) << 1;
             mods.abs = (bit(w1, 21) as u8) | (bit(w1, 29) as u8) << 1;
             let vopc = enc == Encoding::Vopc;
@@ -379,7 +386,8 @@ fn templated(
             if vopc {
                 mods.clamp = bit(w1, 13);
             }
-            // Select value 7 and dst_unused 3 are reserved; LLVM rejects them where the operation reads them.
+            // Select value 7 is reserved; LLVM rejects it where the operation reads the select (it prints the
+            // reserved dst_unused value 3 as UNUSED_PAD, so that one decodes).
             let used: &[(u32, u32, &str)] = match enc {
                 Encoding::Vop1 => &[
                     (10, 8, "dst_sel"),
@@ -396,7 +404,7 @@ fn templated(
             };
             for &(hi, lo, name) in used {
                 let v = bits(w1, hi, lo);
-                if v == 7 || (name == "dst_unused" && v == 3) {
+                if v == 7 && name != "dst_unused" {
                     return Err(cx.reserved(2, name, v));
                 }
             }

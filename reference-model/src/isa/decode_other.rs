@@ -180,6 +180,15 @@ fn generic(
     let mut slots = [EMPTY_SLOT; MAX_SLOTS];
     let mut n = 0usize;
     let mut lit = false;
+    // With lds set, loads write LDS instead of VGPRs and LLVM prints no data register.
+    let lds_load = m.lds
+        && match enc {
+            Encoding::Mubuf => r.show[0] >> 16 & 1 != 0,
+            Encoding::Flat => r.show[0] >> 13 & 1 != 0,
+            _ => false,
+        };
+    // LLVM has no lds form with tfe; the hardware defines none either.
+    let noncanon = lds_load && m.tfe;
     for t in r.tpl {
         let Tok::F {
             role, kind, width, ..
@@ -187,6 +196,14 @@ fn generic(
         else {
             continue;
         };
+        if lds_load
+            && matches!(
+                (enc, role),
+                (Encoding::Mubuf, Role::Vdata) | (Encoding::Flat, Role::Vdst)
+            )
+        {
+            continue;
+        }
         let raw = field(enc, role, w0, w1);
         let reserved = |what| cx.reserved(base, what, raw);
         let mut width = width;
@@ -239,7 +256,12 @@ fn generic(
                 decode_src((raw * 2) as u16, width, None).map_err(|_| reserved("scalar base"))?
             }
             Kind::Sx4 => {
-                decode_src((raw * 4) as u16, width, None).map_err(|_| reserved("resource"))?
+                // A descriptor is four SGPRs or four TTMPs; a quad that runs into VCC or M0 names nothing.
+                let code = raw * 4;
+                if !(code + 4 <= 106 || (108..=120).contains(&code)) {
+                    return Err(reserved("resource descriptor"));
+                }
+                decode_src(code as u16, width, None).map_err(|_| reserved("resource"))?
             }
             Kind::Simm(_) | Kind::Attr | Kind::Param => Operand::Imm(raw as i64),
         };
@@ -263,7 +285,7 @@ fn generic(
         form: Form::Native,
         mods: VopMods::default(),
         control,
-        canonical: canonical_of(r, &words),
+        canonical: canonical_of(r, &words) && !noncanon,
         size: size as u8,
         words,
         slots,

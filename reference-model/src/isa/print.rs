@@ -29,21 +29,31 @@ fn write_src(
 ) -> fmt::Result {
     let r = i.row;
     let (neg, abs, sext) = match (i.encoding, i.form) {
-        (Encoding::Vop3, _) => (
-            r.show[1] >> (29 + idx) & 1 != 0 && i.mods.neg >> idx & 1 != 0,
-            r.show[0] >> (8 + idx) & 1 != 0 && i.mods.abs >> idx & 1 != 0,
-            false,
-        ),
+        (Encoding::Vop3, _) => {
+            // Integer sources print the neg bit as sign extension.
+            let n = r.show[1] >> (29 + idx) & 1 != 0 && i.mods.neg >> idx & 1 != 0;
+            let as_sext = r.flags >> (2 + idx) & 1 != 0;
+            (
+                n && !as_sext,
+                r.show[0] >> (8 + idx) & 1 != 0 && i.mods.abs >> idx & 1 != 0,
+                n && as_sext,
+            )
+        }
         (Encoding::Vop3p, _) if i.row.mn.starts_with("v_fma_mix") => (
             r.show[1] >> (29 + idx) & 1 != 0 && i.mods.neg >> idx & 1 != 0,
             r.show[0] >> (8 + idx) & 1 != 0 && i.mods.neg_hi >> idx & 1 != 0,
             false,
         ),
-        (_, Form::Dpp16) if idx < 2 => (
-            r.show[1] >> (20 + 2 * idx) & 1 != 0 && i.mods.neg >> idx & 1 != 0,
-            r.show[1] >> (21 + 2 * idx) & 1 != 0 && i.mods.abs >> idx & 1 != 0,
-            false,
-        ),
+        (_, Form::Dpp16) if idx < 2 => {
+            // Integer sources print the neg bit as sign extension.
+            let n = r.show[1] >> (20 + 2 * idx) & 1 != 0 && i.mods.neg >> idx & 1 != 0;
+            let as_sext = r.flags >> idx & 1 != 0;
+            (
+                n && !as_sext,
+                r.show[1] >> (21 + 2 * idx) & 1 != 0 && i.mods.abs >> idx & 1 != 0,
+                n && as_sext,
+            )
+        }
         (_, Form::Sdwa) if idx < 2 => {
             let Control::Sdwa(s) = i.control else {
                 unreachable!("SDWA form always has SDWA control")
@@ -102,22 +112,29 @@ fn write_src(
 }
 
 /// LLVM's comment after an operand whose register class does not fit the instruction.
-fn push_bad(out: &mut String, op: Operand, bad: u8) {
-    let (bv, bi, bs, bl) = BAD[bad as usize];
-    match op {
-        Operand::LdsDirect => out.push_str(bl),
-        Operand::Vgpr { .. } => out.push_str(bv),
-        Operand::InlineInt(_) | Operand::InlineFloat(_) | Operand::Literal(_) => out.push_str(bi),
-        Operand::Sgpr { .. }
-        | Operand::Ttmp { .. }
-        | Operand::VccLo { .. }
-        | Operand::VccHi
-        | Operand::ExecLo { .. }
-        | Operand::ExecHi
-        | Operand::M0
-        | Operand::Null => out.push_str(bs),
-        _ => {}
-    }
+pub(crate) fn push_bad(out: &mut String, op: Operand, bad: u8) {
+    let b = &BAD[bad as usize];
+    let special = |k: u8| {
+        if b.special_mask >> k & 1 != 0 {
+            b.special
+        } else {
+            ""
+        }
+    };
+    out.push_str(match op {
+        Operand::LdsDirect => b.lds,
+        Operand::Vgpr { .. } => b.vgpr,
+        Operand::InlineInt(_) | Operand::InlineFloat(_) | Operand::Literal(_) => b.imm,
+        Operand::Sgpr { .. } => b.sgpr,
+        Operand::VccLo { .. } => special(0),
+        Operand::VccHi => special(1),
+        Operand::Ttmp { .. } => special(2),
+        Operand::M0 => special(3),
+        Operand::Null => special(4),
+        Operand::ExecLo { .. } => special(5),
+        Operand::ExecHi => special(6),
+        _ => "",
+    });
 }
 
 fn src_index(role: Role) -> usize {
@@ -136,10 +153,16 @@ pub(crate) fn write_inst(out: &mut String, i: &Instruction) -> fmt::Result {
     let mut first = true;
     let mut k = 0usize;
     for t in i.row.tpl {
-        if let (Tok::F { .. }, Some(slot)) = (t, i.slots.get(k)) {
-            if super::print_other::token_is_empty(t, slot) {
-                k += 1;
-                continue;
+        if let Tok::F { role, .. } = *t {
+            match i.operands().get(k) {
+                Some(slot) if slot.role == role => {
+                    if super::print_other::token_is_empty(t, slot) {
+                        k += 1;
+                        continue;
+                    }
+                }
+                // The decoder left this operand out for this form (loads into LDS).
+                _ => continue,
             }
         }
         out.push_str(if first { " " } else { ", " });
@@ -189,11 +212,9 @@ pub(crate) fn write_inst(out: &mut String, i: &Instruction) -> fmt::Result {
                             }
                         }
                         super::operand::fmt_range(out, "v", first as u32, width)?;
-                        out.push_str(BAD[bad as usize].0);
+                        out.push_str(BAD[bad as usize].vgpr);
                     }
-                    Kind::S | Kind::K
-                        if !matches!(i.encoding, Encoding::Smem) || kind == Kind::K =>
-                    {
+                    Kind::S | Kind::K => {
                         slot.operand.fmt_as(out, class)?;
                         push_bad(out, slot.operand, bad);
                     }
@@ -314,7 +335,14 @@ fn write_vop_mods(out: &mut String, i: &Instruction) -> fmt::Result {
                     DppCtrl::RowHalfMirror => out.push_str(" row_half_mirror"),
                     DppCtrl::RowShare(n) => write!(out, " row_share:{n}")?,
                     DppCtrl::RowXmask(n) => write!(out, " row_xmask:{n}")?,
-                    DppCtrl::Reserved(_) => out.push_str(" /* Invalid dpp_ctrl value */"),
+                    DppCtrl::Reserved(raw) => out.push_str(match raw {
+                        0x130 => " /* wave_shl is not supported starting from GFX10 */",
+                        0x134 => " /* wave_rol is not supported starting from GFX10 */",
+                        0x138 => " /* wave_shr is not supported starting from GFX10 */",
+                        0x13c => " /* wave_ror is not supported starting from GFX10 */",
+                        0x142 | 0x143 => " /* row_bcast is not supported starting from GFX10 */",
+                        _ => " /* Invalid dpp_ctrl value */",
+                    }),
                 }
                 write!(
                     out,
@@ -359,7 +387,8 @@ fn write_vop_mods(out: &mut String, i: &Instruction) -> fmt::Result {
                     out.push_str(" dst_sel:");
                     sel_name(out, s.dst_sel);
                     out.push_str(match s.dst_unused {
-                        0 => " dst_unused:UNUSED_PAD",
+                        // LLVM prints the reserved value 3 as UNUSED_PAD.
+                        0 | 3 => " dst_unused:UNUSED_PAD",
                         1 => " dst_unused:UNUSED_SEXT",
                         _ => " dst_unused:UNUSED_PRESERVE",
                     });

@@ -67,7 +67,20 @@ pub(crate) fn write_operand(
                 slot.operand.fmt_as(out, super::operand::ImmClass::B32)
             }
         }
-        _ => slot.operand.fmt_as(out, super::operand::ImmClass::B32),
+        _ => {
+            slot.operand.fmt_as(out, super::operand::ImmClass::B32)?;
+            let bad = match i
+                .row
+                .tpl
+                .iter()
+                .find(|t| matches!(t, Tok::F { role, .. } if *role == slot.role))
+            {
+                Some(Tok::F { bad, .. }) => *bad,
+                _ => 0,
+            };
+            super::print::push_bad(out, slot.operand, bad);
+            Ok(())
+        }
     }
 }
 
@@ -125,7 +138,8 @@ pub(crate) fn write_mods(out: &mut String, i: &Instruction) -> fmt::Result {
             flag(out, i, 0, 17, m.gds, "gds");
         }
         Encoding::Mubuf | Encoding::Mtbuf => {
-            if i.encoding == Encoding::Mtbuf {
+            // Format 1 (BUF_FMT_8_UNORM) is the default LLVM leaves out.
+            if i.encoding == Encoding::Mtbuf && m.format != 1 {
                 out.push_str(" format:");
                 buf_format(out, m.format, i.target);
             }

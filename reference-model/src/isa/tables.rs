@@ -86,6 +86,20 @@ pub(crate) struct Row {
     pub must: [u32; 2],
     pub want: [u32; 2],
     pub show: [u32; 2],
+    /// Bit 0/1: in DPP16, source 0/1's neg bit prints as `sext(...)`; bits 2..4: the same for VOP3 sources 0..2.
+    pub flags: u8,
+}
+
+/// Comments LLVM appends after an operand whose register class does not fit the instruction.
+#[derive(Debug)]
+pub(crate) struct Bad {
+    pub vgpr: &'static str,
+    pub imm: &'static str,
+    pub sgpr: &'static str,
+    pub lds: &'static str,
+    pub special: &'static str,
+    /// Which special registers take `special`: bits over vcc_lo, vcc_hi, ttmp, m0, null, exec_lo, exec_hi.
+    pub special_mask: u8,
 }
 
 /// Tables by encoding form.
