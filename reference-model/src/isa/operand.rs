@@ -215,6 +215,13 @@ pub(crate) fn decode_src(code: u16, width: u8, literal: Option<u32>) -> Result<O
         n - n % a
     };
     Ok(match code {
+        // A tuple that would run past s105 (into VCC) or past ttmp15 names no register.
+        0..=105 if w > 2 && align(code as u8) as u16 + w as u16 > 106 => {
+            return Err(SrcErr::Reserved)
+        }
+        108..=123 if align((code - 108) as u8) as u16 + w as u16 > 16 => {
+            return Err(SrcErr::Reserved)
+        }
         0..=105 => Operand::Sgpr {
             first: align(code as u8),
             width: w,
