@@ -210,6 +210,40 @@ pub fn page(summary: &Summary) -> String {
             );
         }
     }
+    if !summary.rules.is_empty() {
+        s.push_str("<h2>Rules and evidence</h2>\n<table id=\"rules\"><tr><th>rule</th><th>status</th><th style=\"text-align:left\">what the model does</th><th style=\"text-align:left\">evidence</th><th>suites</th>");
+        for b in &summary.backends {
+            let _ = write!(s, "<th>{} pass / cells</th>", escape(&b.name));
+        }
+        s.push_str("</tr>\n");
+        for r in &summary.rules {
+            let _ = write!(
+                s,
+                "<tr data-rule=\"{name}\"><td class=\"mono\">{name}</td><td>{status}</td><td style=\"text-align:left\">{text}</td><td style=\"text-align:left\">{evidence}</td><td>{suites}</td>",
+                name = escape(&r.name),
+                status = escape(&r.status),
+                text = escape(&r.text),
+                evidence = escape(&r.evidence),
+                suites = escape(&r.suites.join(", ")),
+            );
+            for b in &summary.backends {
+                match r.results.get(&b.name) {
+                    Some(c) if c.cells > 0 => {
+                        let _ = write!(
+                            s,
+                            "<td class=\"{}\">{} / {}</td>",
+                            class_of(c),
+                            c.matched + c.matched_with_tolerance,
+                            c.cells
+                        );
+                    }
+                    _ => s.push_str("<td>-</td>"),
+                }
+            }
+            s.push_str("</tr>\n");
+        }
+        s.push_str("</table>\n");
+    }
     s.push_str("<script>");
     s.push_str(SCRIPT);
     s.push_str("</script>\n</body></html>\n");

@@ -10,7 +10,7 @@ pub mod html;
 pub mod model;
 mod text;
 
-pub use model::{BackendSummary, Counts, Mismatch, Problem, SuiteSummary, Summary};
+pub use model::{BackendSummary, Counts, Mismatch, Problem, RuleSummary, SuiteSummary, Summary};
 pub use text::{junit, markdown, table};
 
 /// The JSON form of a summary (pretty-printed, stable key order).

@@ -134,6 +134,23 @@ pub struct BackendSummary {
     pub problems: Vec<Problem>,
 }
 
+/// A hardware rule of the reference model with its evidence and how the cells that exercise it fared.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RuleSummary {
+    /// Stable name (`f32.tininess.after_rounding`).
+    pub name: String,
+    /// `measured`, `documented` or `inferred`.
+    pub status: String,
+    /// What the model does.
+    pub text: String,
+    /// Measurement IDs, suites or documents behind it.
+    pub evidence: String,
+    /// Suites whose cells exercise it (empty: no bundled rows do).
+    pub suites: Vec<String>,
+    /// Per backend, the counts over those suites' cells.
+    pub results: BTreeMap<String, Counts>,
+}
+
 /// The whole result of a conformance run.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Summary {
@@ -145,6 +162,9 @@ pub struct Summary {
     pub rows: u64,
     /// Most mismatches listed per backend.
     pub mismatch_limit: u64,
+    /// The model's rules registry with pass/fail counts.
+    #[serde(default)]
+    pub rules: Vec<RuleSummary>,
 }
 
 impl Summary {

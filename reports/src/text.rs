@@ -130,6 +130,44 @@ pub fn markdown(summary: &Summary) -> String {
             s.push('\n');
         }
     }
+    if !summary.rules.is_empty() {
+        s.push_str("## Rules and evidence\n\n| rule | status | suites | ");
+        let names: Vec<&str> = summary.backends.iter().map(|b| b.name.as_str()).collect();
+        s.push_str(
+            &names
+                .iter()
+                .map(|n| format!("{n} pass/cells"))
+                .collect::<Vec<_>>()
+                .join(" | "),
+        );
+        s.push_str(" |\n|---|---|---|");
+        s.push_str(&"---|".repeat(names.len()));
+        s.push('\n');
+        for r in &summary.rules {
+            let _ = write!(
+                s,
+                "| `{}` | {} | {} |",
+                r.name,
+                r.status,
+                if r.suites.is_empty() {
+                    "-".into()
+                } else {
+                    r.suites.join(", ")
+                }
+            );
+            for n in &names {
+                match r.results.get(*n) {
+                    Some(c) if c.cells > 0 => {
+                        let _ =
+                            write!(s, " {}/{} |", c.matched + c.matched_with_tolerance, c.cells);
+                    }
+                    _ => s.push_str(" - |"),
+                }
+            }
+            s.push('\n');
+        }
+        s.push('\n');
+    }
     s
 }
 

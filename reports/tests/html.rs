@@ -59,6 +59,14 @@ fn sample() -> Summary {
         measurements: vec!["measurements/data".into()],
         rows: 10,
         mismatch_limit: 100,
+        rules: vec![reports::RuleSummary {
+            name: "minmax.nan.ieee0".into(),
+            status: "measured".into(),
+            text: "NaN rules of v_min/v_max".into(),
+            evidence: "peer suites".into(),
+            suites: vec!["peer-f32-min-max-nan".into()],
+            results: [("model".to_string(), counts)].into_iter().collect(),
+        }],
     }
 }
 

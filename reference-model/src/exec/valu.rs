@@ -22,6 +22,21 @@ pub(super) struct Io<'i> {
     pub write: u64,
     /// DPP: the lane src0 is read from, or `None` for the bound_ctrl zero.
     dpp_src: Option<[Option<u8>; 64]>,
+    /// Src0, Src1, Src2 and Vdst, looked up once rather than per lane.
+    ops: [Option<Operand>; 4],
+    /// Src0..Src2 as 32-bit reads resolved once: the common case of the per-lane loop.
+    fast: [Fast; 3],
+}
+
+/// A 32-bit source resolved before the lane loop.
+#[derive(Clone, Copy)]
+enum Fast {
+    /// VGPR index into the vector file.
+    V(usize),
+    /// The same value in every lane.
+    K(u32),
+    /// Needs the general path (DPP, SDWA, special sources).
+    Slow,
 }
 
 /// The DPP16 source lane of `lane`, or `None` when the pattern leaves the row (rule `dpp.row_patterns`).
@@ -56,6 +71,7 @@ impl<'i> Io<'i> {
     fn new(cx: &Ctx, inst: &'i Instruction, pc: usize) -> Result<Io<'i>, BackendError> {
         let lanes = cx.wave.lanes;
         let exec = cx.wave.exec();
+        let ops = [Role::Src0, Role::Src1, Role::Src2, Role::Vdst].map(|r| inst.operand(r));
         let mut io = Io {
             inst,
             pc,
@@ -63,7 +79,22 @@ impl<'i> Io<'i> {
             exec,
             write: exec,
             dpp_src: None,
+            ops,
+            fast: [Fast::Slow; 3],
         };
+        let plain = !matches!(
+            inst.control,
+            Control::Dpp16(_) | Control::Dpp8(_) | Control::Sdwa(_)
+        );
+        if plain {
+            for i in 0..3 {
+                io.fast[i] = match ops[i] {
+                    Some(Operand::Vgpr { first, .. }) => Fast::V(first as usize),
+                    Some(op) => cx.sread(op, Ty::B32).map_or(Fast::Slow, Fast::K),
+                    None => Fast::Slow,
+                };
+            }
+        }
         match inst.control {
             Control::Dpp16(d) => {
                 if let DppCtrl::Reserved(c) = d.ctrl {
@@ -133,6 +164,19 @@ impl<'i> Io<'i> {
 
     /// A 32-bit source of `lane` with the form's lane remapping and SDWA select applied (no float modifiers).
     pub fn src(&self, cx: &Ctx, role: Role, lane: usize, ty: Ty) -> Result<u32, BackendError> {
+        if ty == Ty::B32 {
+            let i = match role {
+                Role::Src0 => 0,
+                Role::Src1 => 1,
+                Role::Src2 => 2,
+                _ => 3,
+            };
+            match self.fast.get(i) {
+                Some(Fast::V(r)) => return Ok(cx.wave.vget(*r, lane)),
+                Some(Fast::K(k)) => return Ok(*k),
+                _ => {}
+            }
+        }
         let op = self.operand(role)?;
         let mut v = match (&self.dpp_src, role) {
             (Some(map), Role::Src0) => match map[lane] {
@@ -173,6 +217,12 @@ impl<'i> Io<'i> {
 
     /// Writes a 32-bit result of `lane` to the vector destination, merged as SDWA's dst_sel says.
     pub fn write32(&self, cx: &mut Ctx, lane: usize, v: u32) -> Result<(), BackendError> {
+        if let (Some(Operand::Vgpr { first, .. }), false) =
+            (self.ops[3], matches!(self.inst.control, Control::Sdwa(_)))
+        {
+            cx.wave.vset(first as usize, lane, v);
+            return Ok(());
+        }
         let Operand::Vgpr { first, .. } = self.operand(Role::Vdst)? else {
             return Err(self.err("vector destination is not a VGPR"));
         };
@@ -773,7 +823,15 @@ pub(super) fn finish_compare(
 pub(super) fn exec(cx: &mut Ctx, inst: &Instruction, pc: usize) -> Result<(), BackendError> {
     let io = Io::new(cx, inst, pc)?;
     let op = inst.op;
-    let has = |r| inst.operand(r).is_some();
+    let (has1, has2) = (
+        inst.operand(Role::Src1).is_some(),
+        inst.operand(Role::Src2).is_some(),
+    );
+    let has = |r| match r {
+        Role::Src1 => has1,
+        Role::Src2 => has2,
+        _ => inst.operand(r).is_some(),
+    };
 
     if let Some((bits, signed, pred, cmpx)) = int_cmp(op) {
         let mut m = 0u64;
