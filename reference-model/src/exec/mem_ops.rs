@@ -314,6 +314,10 @@ fn atomic32(op: Op, old: u32, d0: u32, d1: u32, mode: crate::float::Mode) -> Opt
         DsMinF32 | DsMinRtnF32 => crate::float::lds_min_f32(mode, old, d0),
         DsMaxF32 | DsMaxRtnF32 => crate::float::lds_max_f32(mode, old, d0),
         DsAddF32 | DsAddRtnF32 => crate::float::lds_add_f32(mode, old, d0),
+        // The LDS float rule serves the buffer float atomics too (seed 000, LDS float atomics entry).
+        BufferAtomicFmin | GlobalAtomicFmin | FlatAtomicFmin => crate::float::lds_min_f32(mode, old, d0),
+        BufferAtomicFmax | GlobalAtomicFmax | FlatAtomicFmax => crate::float::lds_max_f32(mode, old, d0),
+        BufferAtomicFcmpswap | GlobalAtomicFcmpswap | FlatAtomicFcmpswap => crate::float::lds_cmpst_f32(mode, old, d1, d0),
         _ => return None,
     })
 }
@@ -656,7 +660,7 @@ fn buffer(cx: &mut Ctx, inst: &Instruction, pc: usize) -> Result<(), BackendErro
     if name.starts_with("buffer_atomic") {
         let mode = crate::float::Mode::from_hwreg(cx.wave.mode);
         let data = vreg(inst, Role::Vdata, pc)?;
-        let cmpswap = inst.op == Op::BufferAtomicCmpswap;
+        let cmpswap = name.contains("cmpswap");
         let rtn = returns(inst.op, f.glc);
         for lane in (0..lanes).filter(|l| exec >> l & 1 == 1) {
             let a = access(cx, lane);
