@@ -445,6 +445,8 @@ pub enum Op {
     DsXorSrc2B32,
     /// `ds_xor_src2_b64`
     DsXorSrc2B64,
+    /// `exp`
+    Exp,
     /// `flat_atomic_add`
     FlatAtomicAdd,
     /// `flat_atomic_add_x2`
@@ -667,6 +669,226 @@ pub enum Op {
     GlobalStoreShort,
     /// `global_store_short_d16_hi`
     GlobalStoreShortD16Hi,
+    /// `image_atomic_add`
+    ImageAtomicAdd,
+    /// `image_atomic_and`
+    ImageAtomicAnd,
+    /// `image_atomic_cmpswap`
+    ImageAtomicCmpswap,
+    /// `image_atomic_dec`
+    ImageAtomicDec,
+    /// `image_atomic_fcmpswap`
+    ImageAtomicFcmpswap,
+    /// `image_atomic_fmax`
+    ImageAtomicFmax,
+    /// `image_atomic_fmin`
+    ImageAtomicFmin,
+    /// `image_atomic_inc`
+    ImageAtomicInc,
+    /// `image_atomic_or`
+    ImageAtomicOr,
+    /// `image_atomic_smax`
+    ImageAtomicSmax,
+    /// `image_atomic_smin`
+    ImageAtomicSmin,
+    /// `image_atomic_sub`
+    ImageAtomicSub,
+    /// `image_atomic_swap`
+    ImageAtomicSwap,
+    /// `image_atomic_umax`
+    ImageAtomicUmax,
+    /// `image_atomic_umin`
+    ImageAtomicUmin,
+    /// `image_atomic_xor`
+    ImageAtomicXor,
+    /// `image_gather4`
+    ImageGather4,
+    /// `image_gather4_b`
+    ImageGather4B,
+    /// `image_gather4_b_cl`
+    ImageGather4BCl,
+    /// `image_gather4_b_cl_o`
+    ImageGather4BClO,
+    /// `image_gather4_b_o`
+    ImageGather4BO,
+    /// `image_gather4_c`
+    ImageGather4C,
+    /// `image_gather4_c_b`
+    ImageGather4CB,
+    /// `image_gather4_c_b_cl`
+    ImageGather4CBCl,
+    /// `image_gather4_c_b_cl_o`
+    ImageGather4CBClO,
+    /// `image_gather4_c_b_o`
+    ImageGather4CBO,
+    /// `image_gather4_c_cl`
+    ImageGather4CCl,
+    /// `image_gather4_c_cl_o`
+    ImageGather4CClO,
+    /// `image_gather4_c_l`
+    ImageGather4CL,
+    /// `image_gather4_c_l_o`
+    ImageGather4CLO,
+    /// `image_gather4_c_lz`
+    ImageGather4CLz,
+    /// `image_gather4_c_lz_o`
+    ImageGather4CLzO,
+    /// `image_gather4_c_o`
+    ImageGather4CO,
+    /// `image_gather4_cl`
+    ImageGather4Cl,
+    /// `image_gather4_cl_o`
+    ImageGather4ClO,
+    /// `image_gather4_l`
+    ImageGather4L,
+    /// `image_gather4_l_o`
+    ImageGather4LO,
+    /// `image_gather4_lz`
+    ImageGather4Lz,
+    /// `image_gather4_lz_o`
+    ImageGather4LzO,
+    /// `image_gather4_o`
+    ImageGather4O,
+    /// `image_gather4h`
+    ImageGather4h,
+    /// `image_get_lod`
+    ImageGetLod,
+    /// `image_get_resinfo`
+    ImageGetResinfo,
+    /// `image_load`
+    ImageLoad,
+    /// `image_load_mip`
+    ImageLoadMip,
+    /// `image_load_mip_pck`
+    ImageLoadMipPck,
+    /// `image_load_mip_pck_sgn`
+    ImageLoadMipPckSgn,
+    /// `image_load_pck`
+    ImageLoadPck,
+    /// `image_load_pck_sgn`
+    ImageLoadPckSgn,
+    /// `image_msaa_load`
+    ImageMsaaLoad,
+    /// `image_sample`
+    ImageSample,
+    /// `image_sample_b`
+    ImageSampleB,
+    /// `image_sample_b_cl`
+    ImageSampleBCl,
+    /// `image_sample_b_cl_o`
+    ImageSampleBClO,
+    /// `image_sample_b_o`
+    ImageSampleBO,
+    /// `image_sample_c`
+    ImageSampleC,
+    /// `image_sample_c_b`
+    ImageSampleCB,
+    /// `image_sample_c_b_cl`
+    ImageSampleCBCl,
+    /// `image_sample_c_b_cl_o`
+    ImageSampleCBClO,
+    /// `image_sample_c_b_o`
+    ImageSampleCBO,
+    /// `image_sample_c_cd`
+    ImageSampleCCd,
+    /// `image_sample_c_cd_cl`
+    ImageSampleCCdCl,
+    /// `image_sample_c_cd_cl_g16`
+    ImageSampleCCdClG16,
+    /// `image_sample_c_cd_cl_o`
+    ImageSampleCCdClO,
+    /// `image_sample_c_cd_cl_o_g16`
+    ImageSampleCCdClOG16,
+    /// `image_sample_c_cd_g16`
+    ImageSampleCCdG16,
+    /// `image_sample_c_cd_o`
+    ImageSampleCCdO,
+    /// `image_sample_c_cd_o_g16`
+    ImageSampleCCdOG16,
+    /// `image_sample_c_cl`
+    ImageSampleCCl,
+    /// `image_sample_c_cl_o`
+    ImageSampleCClO,
+    /// `image_sample_c_d`
+    ImageSampleCD,
+    /// `image_sample_c_d_cl`
+    ImageSampleCDCl,
+    /// `image_sample_c_d_cl_g16`
+    ImageSampleCDClG16,
+    /// `image_sample_c_d_cl_o`
+    ImageSampleCDClO,
+    /// `image_sample_c_d_cl_o_g16`
+    ImageSampleCDClOG16,
+    /// `image_sample_c_d_g16`
+    ImageSampleCDG16,
+    /// `image_sample_c_d_o`
+    ImageSampleCDO,
+    /// `image_sample_c_d_o_g16`
+    ImageSampleCDOG16,
+    /// `image_sample_c_l`
+    ImageSampleCL,
+    /// `image_sample_c_l_o`
+    ImageSampleCLO,
+    /// `image_sample_c_lz`
+    ImageSampleCLz,
+    /// `image_sample_c_lz_o`
+    ImageSampleCLzO,
+    /// `image_sample_c_o`
+    ImageSampleCO,
+    /// `image_sample_cd`
+    ImageSampleCd,
+    /// `image_sample_cd_cl`
+    ImageSampleCdCl,
+    /// `image_sample_cd_cl_g16`
+    ImageSampleCdClG16,
+    /// `image_sample_cd_cl_o`
+    ImageSampleCdClO,
+    /// `image_sample_cd_cl_o_g16`
+    ImageSampleCdClOG16,
+    /// `image_sample_cd_g16`
+    ImageSampleCdG16,
+    /// `image_sample_cd_o`
+    ImageSampleCdO,
+    /// `image_sample_cd_o_g16`
+    ImageSampleCdOG16,
+    /// `image_sample_cl`
+    ImageSampleCl,
+    /// `image_sample_cl_o`
+    ImageSampleClO,
+    /// `image_sample_d`
+    ImageSampleD,
+    /// `image_sample_d_cl`
+    ImageSampleDCl,
+    /// `image_sample_d_cl_g16`
+    ImageSampleDClG16,
+    /// `image_sample_d_cl_o`
+    ImageSampleDClO,
+    /// `image_sample_d_cl_o_g16`
+    ImageSampleDClOG16,
+    /// `image_sample_d_g16`
+    ImageSampleDG16,
+    /// `image_sample_d_o`
+    ImageSampleDO,
+    /// `image_sample_d_o_g16`
+    ImageSampleDOG16,
+    /// `image_sample_l`
+    ImageSampleL,
+    /// `image_sample_l_o`
+    ImageSampleLO,
+    /// `image_sample_lz`
+    ImageSampleLz,
+    /// `image_sample_lz_o`
+    ImageSampleLzO,
+    /// `image_sample_o`
+    ImageSampleO,
+    /// `image_store`
+    ImageStore,
+    /// `image_store_mip`
+    ImageStoreMip,
+    /// `image_store_mip_pck`
+    ImageStoreMipPck,
+    /// `image_store_pck`
+    ImageStorePck,
     /// `s_abs_i32`
     SAbsI32,
     /// `s_absdiff_i32`
@@ -2254,7 +2476,7 @@ pub enum Op {
 }
 
 /// LLVM mnemonics, indexed by `Op as usize`.
-pub(crate) static MNEMONICS: [&str; 1123] = [
+pub(crate) static MNEMONICS: [&str; 1234] = [
     "buffer_atomic_add",
     "buffer_atomic_add_x2",
     "buffer_atomic_and",
@@ -2475,6 +2697,7 @@ pub(crate) static MNEMONICS: [&str; 1123] = [
     "ds_xor_rtn_b64",
     "ds_xor_src2_b32",
     "ds_xor_src2_b64",
+    "exp",
     "flat_atomic_add",
     "flat_atomic_add_x2",
     "flat_atomic_and",
@@ -2586,6 +2809,116 @@ pub(crate) static MNEMONICS: [&str; 1123] = [
     "global_store_dwordx4",
     "global_store_short",
     "global_store_short_d16_hi",
+    "image_atomic_add",
+    "image_atomic_and",
+    "image_atomic_cmpswap",
+    "image_atomic_dec",
+    "image_atomic_fcmpswap",
+    "image_atomic_fmax",
+    "image_atomic_fmin",
+    "image_atomic_inc",
+    "image_atomic_or",
+    "image_atomic_smax",
+    "image_atomic_smin",
+    "image_atomic_sub",
+    "image_atomic_swap",
+    "image_atomic_umax",
+    "image_atomic_umin",
+    "image_atomic_xor",
+    "image_gather4",
+    "image_gather4_b",
+    "image_gather4_b_cl",
+    "image_gather4_b_cl_o",
+    "image_gather4_b_o",
+    "image_gather4_c",
+    "image_gather4_c_b",
+    "image_gather4_c_b_cl",
+    "image_gather4_c_b_cl_o",
+    "image_gather4_c_b_o",
+    "image_gather4_c_cl",
+    "image_gather4_c_cl_o",
+    "image_gather4_c_l",
+    "image_gather4_c_l_o",
+    "image_gather4_c_lz",
+    "image_gather4_c_lz_o",
+    "image_gather4_c_o",
+    "image_gather4_cl",
+    "image_gather4_cl_o",
+    "image_gather4_l",
+    "image_gather4_l_o",
+    "image_gather4_lz",
+    "image_gather4_lz_o",
+    "image_gather4_o",
+    "image_gather4h",
+    "image_get_lod",
+    "image_get_resinfo",
+    "image_load",
+    "image_load_mip",
+    "image_load_mip_pck",
+    "image_load_mip_pck_sgn",
+    "image_load_pck",
+    "image_load_pck_sgn",
+    "image_msaa_load",
+    "image_sample",
+    "image_sample_b",
+    "image_sample_b_cl",
+    "image_sample_b_cl_o",
+    "image_sample_b_o",
+    "image_sample_c",
+    "image_sample_c_b",
+    "image_sample_c_b_cl",
+    "image_sample_c_b_cl_o",
+    "image_sample_c_b_o",
+    "image_sample_c_cd",
+    "image_sample_c_cd_cl",
+    "image_sample_c_cd_cl_g16",
+    "image_sample_c_cd_cl_o",
+    "image_sample_c_cd_cl_o_g16",
+    "image_sample_c_cd_g16",
+    "image_sample_c_cd_o",
+    "image_sample_c_cd_o_g16",
+    "image_sample_c_cl",
+    "image_sample_c_cl_o",
+    "image_sample_c_d",
+    "image_sample_c_d_cl",
+    "image_sample_c_d_cl_g16",
+    "image_sample_c_d_cl_o",
+    "image_sample_c_d_cl_o_g16",
+    "image_sample_c_d_g16",
+    "image_sample_c_d_o",
+    "image_sample_c_d_o_g16",
+    "image_sample_c_l",
+    "image_sample_c_l_o",
+    "image_sample_c_lz",
+    "image_sample_c_lz_o",
+    "image_sample_c_o",
+    "image_sample_cd",
+    "image_sample_cd_cl",
+    "image_sample_cd_cl_g16",
+    "image_sample_cd_cl_o",
+    "image_sample_cd_cl_o_g16",
+    "image_sample_cd_g16",
+    "image_sample_cd_o",
+    "image_sample_cd_o_g16",
+    "image_sample_cl",
+    "image_sample_cl_o",
+    "image_sample_d",
+    "image_sample_d_cl",
+    "image_sample_d_cl_g16",
+    "image_sample_d_cl_o",
+    "image_sample_d_cl_o_g16",
+    "image_sample_d_g16",
+    "image_sample_d_o",
+    "image_sample_d_o_g16",
+    "image_sample_l",
+    "image_sample_l_o",
+    "image_sample_lz",
+    "image_sample_lz_o",
+    "image_sample_o",
+    "image_store",
+    "image_store_mip",
+    "image_store_mip_pck",
+    "image_store_pck",
     "s_abs_i32",
     "s_absdiff_i32",
     "s_add_i32",
@@ -3381,7 +3714,7 @@ pub(crate) static MNEMONICS: [&str; 1123] = [
 ];
 
 /// Every operation, in `Op` order.
-pub static ALL_OPS: [Op; 1123] = [
+pub static ALL_OPS: [Op; 1234] = [
     Op::BufferAtomicAdd,
     Op::BufferAtomicAddX2,
     Op::BufferAtomicAnd,
@@ -3602,6 +3935,7 @@ pub static ALL_OPS: [Op; 1123] = [
     Op::DsXorRtnB64,
     Op::DsXorSrc2B32,
     Op::DsXorSrc2B64,
+    Op::Exp,
     Op::FlatAtomicAdd,
     Op::FlatAtomicAddX2,
     Op::FlatAtomicAnd,
@@ -3713,6 +4047,116 @@ pub static ALL_OPS: [Op; 1123] = [
     Op::GlobalStoreDwordx4,
     Op::GlobalStoreShort,
     Op::GlobalStoreShortD16Hi,
+    Op::ImageAtomicAdd,
+    Op::ImageAtomicAnd,
+    Op::ImageAtomicCmpswap,
+    Op::ImageAtomicDec,
+    Op::ImageAtomicFcmpswap,
+    Op::ImageAtomicFmax,
+    Op::ImageAtomicFmin,
+    Op::ImageAtomicInc,
+    Op::ImageAtomicOr,
+    Op::ImageAtomicSmax,
+    Op::ImageAtomicSmin,
+    Op::ImageAtomicSub,
+    Op::ImageAtomicSwap,
+    Op::ImageAtomicUmax,
+    Op::ImageAtomicUmin,
+    Op::ImageAtomicXor,
+    Op::ImageGather4,
+    Op::ImageGather4B,
+    Op::ImageGather4BCl,
+    Op::ImageGather4BClO,
+    Op::ImageGather4BO,
+    Op::ImageGather4C,
+    Op::ImageGather4CB,
+    Op::ImageGather4CBCl,
+    Op::ImageGather4CBClO,
+    Op::ImageGather4CBO,
+    Op::ImageGather4CCl,
+    Op::ImageGather4CClO,
+    Op::ImageGather4CL,
+    Op::ImageGather4CLO,
+    Op::ImageGather4CLz,
+    Op::ImageGather4CLzO,
+    Op::ImageGather4CO,
+    Op::ImageGather4Cl,
+    Op::ImageGather4ClO,
+    Op::ImageGather4L,
+    Op::ImageGather4LO,
+    Op::ImageGather4Lz,
+    Op::ImageGather4LzO,
+    Op::ImageGather4O,
+    Op::ImageGather4h,
+    Op::ImageGetLod,
+    Op::ImageGetResinfo,
+    Op::ImageLoad,
+    Op::ImageLoadMip,
+    Op::ImageLoadMipPck,
+    Op::ImageLoadMipPckSgn,
+    Op::ImageLoadPck,
+    Op::ImageLoadPckSgn,
+    Op::ImageMsaaLoad,
+    Op::ImageSample,
+    Op::ImageSampleB,
+    Op::ImageSampleBCl,
+    Op::ImageSampleBClO,
+    Op::ImageSampleBO,
+    Op::ImageSampleC,
+    Op::ImageSampleCB,
+    Op::ImageSampleCBCl,
+    Op::ImageSampleCBClO,
+    Op::ImageSampleCBO,
+    Op::ImageSampleCCd,
+    Op::ImageSampleCCdCl,
+    Op::ImageSampleCCdClG16,
+    Op::ImageSampleCCdClO,
+    Op::ImageSampleCCdClOG16,
+    Op::ImageSampleCCdG16,
+    Op::ImageSampleCCdO,
+    Op::ImageSampleCCdOG16,
+    Op::ImageSampleCCl,
+    Op::ImageSampleCClO,
+    Op::ImageSampleCD,
+    Op::ImageSampleCDCl,
+    Op::ImageSampleCDClG16,
+    Op::ImageSampleCDClO,
+    Op::ImageSampleCDClOG16,
+    Op::ImageSampleCDG16,
+    Op::ImageSampleCDO,
+    Op::ImageSampleCDOG16,
+    Op::ImageSampleCL,
+    Op::ImageSampleCLO,
+    Op::ImageSampleCLz,
+    Op::ImageSampleCLzO,
+    Op::ImageSampleCO,
+    Op::ImageSampleCd,
+    Op::ImageSampleCdCl,
+    Op::ImageSampleCdClG16,
+    Op::ImageSampleCdClO,
+    Op::ImageSampleCdClOG16,
+    Op::ImageSampleCdG16,
+    Op::ImageSampleCdO,
+    Op::ImageSampleCdOG16,
+    Op::ImageSampleCl,
+    Op::ImageSampleClO,
+    Op::ImageSampleD,
+    Op::ImageSampleDCl,
+    Op::ImageSampleDClG16,
+    Op::ImageSampleDClO,
+    Op::ImageSampleDClOG16,
+    Op::ImageSampleDG16,
+    Op::ImageSampleDO,
+    Op::ImageSampleDOG16,
+    Op::ImageSampleL,
+    Op::ImageSampleLO,
+    Op::ImageSampleLz,
+    Op::ImageSampleLzO,
+    Op::ImageSampleO,
+    Op::ImageStore,
+    Op::ImageStoreMip,
+    Op::ImageStoreMipPck,
+    Op::ImageStorePck,
     Op::SAbsI32,
     Op::SAbsdiffI32,
     Op::SAddI32,

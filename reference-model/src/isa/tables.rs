@@ -136,7 +136,6 @@ pub(crate) enum Table {
     GlobalGlc,
     Scratch,
     ScratchGlc,
-    Exp,
 }
 
 include!("gen_tables.rs");
@@ -145,4 +144,14 @@ include!("gen_tables.rs");
 pub(crate) fn row(target: Target, table: Table, opcode: usize) -> Option<&'static Row> {
     let t: &'static [Option<Row>] = lookup(target, table);
     t.get(opcode).and_then(|r| r.as_ref())
+}
+
+/// Address and data widths of one MIMG opcode, measured from LLVM for every dim and for a16 off/on, and for
+/// dmask with 1..4 channels, d16 off/on.
+#[derive(Debug)]
+pub(crate) struct MimgInfo {
+    /// Address dwords for `a16 * 8 + dim`; -1 where LLVM rejects the dim.
+    pub addr: [i8; 16],
+    /// Data dwords for `d16 * 4 + channels - 1` (tfe adds one).
+    pub data: [u8; 8],
 }
