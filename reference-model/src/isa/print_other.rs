@@ -187,50 +187,49 @@ fn is_two_offset(mn: &str) -> bool {
     .any(|p| mn.starts_with(p))
 }
 
-/// ds_swizzle_b32's offset (LLVM prints the swizzle pattern symbolically).
+/// ds_swizzle_b32's offset, printed symbolically the way LLVM 19 does (AMDGPUInstPrinter::printSwizzle).
 fn swizzle(out: &mut String, imm: u16) -> fmt::Result {
-    if imm & 0x8000 != 0 {
-        // QDMode: four 2-bit lane selectors.
+    if imm & 0xff00 == 0x8000 {
+        // Quad permute mode: four 2-bit lane selectors.
         let l = |k: u16| (imm >> (2 * k)) & 3;
-        write!(
+        return write!(
             out,
             "swizzle(QUAD_PERM,{},{},{},{})",
             l(0),
             l(1),
             l(2),
             l(3)
-        )
-    } else {
-        let and = imm & 0x1f;
-        let or = (imm >> 5) & 0x1f;
-        let xor = (imm >> 10) & 0x1f;
-        if imm & !0x7fff != 0 {
-            return write!(out, "{imm}");
-        }
-        if and == 0x1f && or == 0 && xor != 0 && xor.is_power_of_two() {
-            return write!(out, "swizzle(SWAP,{xor})");
-        }
-        if and == 0x1f && or == 0 && xor != 0 && (xor + 1).is_power_of_two() {
-            return write!(out, "swizzle(REVERSE,{})", xor + 1);
-        }
-        if xor == 0 && or != 0 || xor == 0 && and != 0x1f {
-            let grp = !and & 0x1f;
-            if (grp + 1).is_power_of_two() && or & !grp == 0 {
-                return write!(out, "swizzle(BROADCAST,{},{})", grp + 1, or);
-            }
-        }
-        let mut mask = String::new();
-        for b in (0..5).rev() {
-            let (a, o, x) = (and >> b & 1, or >> b & 1, xor >> b & 1);
-            mask.push(match (a, o, x) {
-                (0, 0, _) => '0',
-                (0, 1, _) => '1',
-                (1, _, 0) => 'p',
-                _ => 'i',
-            });
-        }
-        write!(out, "swizzle(BITMASK_PERM,\"{mask}\")")
+        );
     }
+    if imm & 0x8000 != 0 {
+        return write!(out, "{imm}");
+    }
+    let and = imm & 0x1f;
+    let or = (imm >> 5) & 0x1f;
+    let xor = (imm >> 10) & 0x1f;
+    if and == 0x1f && or == 0 && xor.count_ones() == 1 {
+        return write!(out, "swizzle(SWAP,{xor})");
+    }
+    if and == 0x1f && or == 0 && xor > 0 && (xor + 1).is_power_of_two() {
+        return write!(out, "swizzle(REVERSE,{})", xor + 1);
+    }
+    let group = 0x1f - and + 1;
+    if group > 1 && group.is_power_of_two() && or < group && xor == 0 {
+        return write!(out, "swizzle(BROADCAST,{group},{or})");
+    }
+    // Per lane-id bit: the lane reads ((id & and) | or) ^ xor, so a bit either follows the id (p),
+    // follows it inverted (i), or is a constant.
+    let mut mask = String::with_capacity(5);
+    for b in (0..5).rev() {
+        let (a, o, x) = (and >> b & 1, or >> b & 1, xor >> b & 1);
+        mask.push(match (a, o) {
+            (1, 0) if x == 1 => 'i',
+            (1, 0) => 'p',
+            _ if o ^ x == 1 => '1',
+            _ => '0',
+        });
+    }
+    write!(out, "swizzle(BITMASK_PERM,\"{mask}\")")
 }
 
 fn buf_format(out: &mut String, f: u8, _t: Target) {
