@@ -1,27 +1,8 @@
 //! The backends this build can run, chosen by name on the command line.
 
-use measurements::job::{Backend, BackendError, Job, JobOutput};
+use measurements::job::Backend;
 
-/// The reference model (reference-model crate).
-#[derive(Debug, Default)]
-pub struct ModelBackend;
-
-impl Backend for ModelBackend {
-    fn name(&self) -> String {
-        "model".into()
-    }
-
-    fn run(&self, job: &Job) -> Result<JobOutput, BackendError> {
-        Err(BackendError::Unsupported {
-            instruction: format!(
-                "kernel {} ({} words)",
-                job.kernel.name,
-                job.kernel.words.len()
-            ),
-            reason: "the reference model has no wave interpreter yet".into(),
-        })
-    }
-}
+pub use reference_model::exec::ModelBackend;
 
 /// Resolves `--backend` values to backends. `all` is every backend this build has.
 pub fn resolve(names: &[String]) -> Result<Vec<Box<dyn Backend>>, String> {
@@ -39,7 +20,7 @@ pub fn resolve(names: &[String]) -> Result<Vec<Box<dyn Backend>>, String> {
                 continue;
             }
             match n.split_once(':').map_or(n, |(k, _)| k) {
-                "model" if !n.contains(':') => out.push(Box::new(ModelBackend)),
+                "model" if !n.contains(':') => out.push(Box::new(ModelBackend::default())),
                 "vulkan" => {
                     return Err(format!(
                         "backend `{n}` is not available in this build: the recompiler and Vulkan driver crates do not \

@@ -235,6 +235,46 @@ pub fn verify(
     summary
 }
 
+/// Adds the reference model's rules registry to a summary, each rule with the counts of the suites that
+/// exercise it ([`reference_model::rules::suites_of`]) on every backend.
+pub fn attach_rules(summary: &mut Summary) {
+    use reference_model::rules::{suites_of, Status, RULES};
+    summary.rules = RULES
+        .iter()
+        .map(|r| {
+            let suites = suites_of(r.name);
+            let results = summary
+                .backends
+                .iter()
+                .map(|b| {
+                    let mut c = Counts::default();
+                    for s in b
+                        .suites
+                        .iter()
+                        .filter(|s| suites.contains(&s.suite.as_str()))
+                    {
+                        c.add(&s.counts);
+                    }
+                    (b.name.clone(), c)
+                })
+                .collect();
+            reports::RuleSummary {
+                name: r.name.to_string(),
+                status: match r.status {
+                    Status::Measured => "measured",
+                    Status::Documented => "documented",
+                    Status::Inferred => "inferred",
+                }
+                .to_string(),
+                text: r.text.to_string(),
+                evidence: r.evidence.to_string(),
+                suites: suites.iter().map(|s| s.to_string()).collect(),
+                results,
+            }
+        })
+        .collect();
+}
+
 /// Totals per evidence kind over all suites of a backend.
 pub fn evidence_totals(b: &BackendSummary) -> BTreeMap<String, Counts> {
     let mut out: BTreeMap<String, Counts> = BTreeMap::new();

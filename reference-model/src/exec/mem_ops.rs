@@ -315,9 +315,15 @@ fn atomic32(op: Op, old: u32, d0: u32, d1: u32, mode: crate::float::Mode) -> Opt
         DsMaxF32 | DsMaxRtnF32 => crate::float::lds_max_f32(mode, old, d0),
         DsAddF32 | DsAddRtnF32 => crate::float::lds_add_f32(mode, old, d0),
         // The LDS float rule serves the buffer float atomics too (seed 000, LDS float atomics entry).
-        BufferAtomicFmin | GlobalAtomicFmin | FlatAtomicFmin => crate::float::lds_min_f32(mode, old, d0),
-        BufferAtomicFmax | GlobalAtomicFmax | FlatAtomicFmax => crate::float::lds_max_f32(mode, old, d0),
-        BufferAtomicFcmpswap | GlobalAtomicFcmpswap | FlatAtomicFcmpswap => crate::float::lds_cmpst_f32(mode, old, d1, d0),
+        BufferAtomicFmin | GlobalAtomicFmin | FlatAtomicFmin => {
+            crate::float::lds_min_f32(mode, old, d0)
+        }
+        BufferAtomicFmax | GlobalAtomicFmax | FlatAtomicFmax => {
+            crate::float::lds_max_f32(mode, old, d0)
+        }
+        BufferAtomicFcmpswap | GlobalAtomicFcmpswap | FlatAtomicFcmpswap => {
+            crate::float::lds_cmpst_f32(mode, old, d1, d0)
+        }
         _ => return None,
     })
 }

@@ -86,10 +86,9 @@ pub(super) fn exec(cx: &mut Ctx, inst: &Instruction, pc: usize) -> Result<(), Ba
         }};
     }
     macro_rules! cmp32 {
-        ($f:expr) => {{
-            let (a, b) = (s32(cx, Role::Src0)?, s32(cx, Role::Src1)?);
-            let f: fn(u32, u32) -> bool = $f;
-            cx.wave.scc = f(a, b);
+        (|$a:ident, $b:ident| $e:expr) => {{
+            let ($a, $b) = (s32(cx, Role::Src0)?, s32(cx, Role::Src1)?);
+            cx.wave.scc = $e;
         }};
     }
     // The _b64 forms work on the whole EXEC pair and the _b32 forms on EXEC_LO, whatever the wave size

@@ -87,8 +87,8 @@ impl<'i> Io<'i> {
             Control::Dpp16(_) | Control::Dpp8(_) | Control::Sdwa(_)
         );
         if plain {
-            for i in 0..3 {
-                io.fast[i] = match ops[i] {
+            for (fast, op) in io.fast.iter_mut().zip(ops) {
+                *fast = match op {
                     Some(Operand::Vgpr { first, .. }) => Fast::V(first as usize),
                     Some(op) => cx.sread(op, Ty::B32).map_or(Fast::Slow, Fast::K),
                     None => Fast::Slow,
@@ -699,8 +699,11 @@ fn pk16(op: Op, a: u16, b: u16, c: u16, clamp: bool) -> Option<u16> {
     })
 }
 
-/// Integer compares: Some((width in bits, signed, predicate)).
-fn int_cmp(op: Op) -> Option<(u32, bool, fn(i128, i128) -> bool, bool)> {
+/// An integer compare: width in bits, signedness, predicate, and whether it writes EXEC (v_cmpx).
+type IntCmp = (u32, bool, fn(i128, i128) -> bool, bool);
+
+/// The integer compare `op` is, if it is one.
+fn int_cmp(op: Op) -> Option<IntCmp> {
     use Op::*;
     let lt: fn(i128, i128) -> bool = |a, b| a < b;
     let eq: fn(i128, i128) -> bool = |a, b| a == b;
@@ -1115,7 +1118,7 @@ pub(super) fn exec(cx: &mut Ctx, inst: &Instruction, pc: usize) -> Result<(), Ba
         }
         Op::VMovrelsB32 | Op::VMovreldB32 | Op::VMovrelsdB32 | Op::VMovrelsd2B32 => {
             let (Operand::Vgpr { first: d, .. }, Operand::Vgpr { first: s, .. }) =
-                (io.operand(Role::Vdst)?, io.operand(Role::Src0)?).clone()
+                (io.operand(Role::Vdst)?, io.operand(Role::Src0)?)
             else {
                 // v_movreld may take a scalar source.
                 return movreld_scalar(cx, &io);
@@ -1142,7 +1145,7 @@ pub(super) fn exec(cx: &mut Ctx, inst: &Instruction, pc: usize) -> Result<(), Ba
     }
 
     // Packed 16-bit integer (VOP3P).
-    if let Some(_) = pk16(op, 0, 0, 0, false) {
+    if pk16(op, 0, 0, 0, false).is_some() {
         let clamp = io.clamp();
         let mut out = Vec::with_capacity(64);
         for lane in io.active() {

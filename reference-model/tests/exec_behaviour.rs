@@ -1,0 +1,222 @@
+//! Interpreter behaviour that is not arithmetic: timeouts, range checks, faults, barriers, ABIs, refusals,
+//! and robustness against arbitrary words.
+
+mod common;
+
+use common::{asm, job, test_kernel};
+use measurements::job::BackendError;
+use measurements::kernel::Abi;
+use measurements::FloatMode;
+use proptest::prelude::*;
+use reference_model::exec::{run_job, Limits};
+
+fn run(
+    body: &str,
+    wave: u32,
+    threads: u32,
+    inputs: &[[u32; 4]],
+) -> Result<Vec<Vec<u32>>, BackendError> {
+    let k = test_kernel("gfx1030", body, wave, threads);
+    run_job(
+        &job(k, "rdna2", FloatMode::TITLE, inputs),
+        Limits {
+            instructions: 100_000,
+        },
+    )
+    .map(|o| o.lanes)
+}
+
+fn rows(n: usize) -> Vec<[u32; 4]> {
+    (0..n as u32)
+        .map(|i| [i, i * 3 + 1, 0x1000 + i, 7])
+        .collect()
+}
+
+#[test]
+fn a_runaway_loop_times_out() {
+    let e = run("s_branch -1", 32, 32, &rows(32)).unwrap_err();
+    assert_eq!(
+        e,
+        BackendError::Timeout {
+            instructions: 100_000
+        }
+    );
+}
+
+#[test]
+fn buffer_accesses_past_num_records_read_zero_and_drop_stores() {
+    // s[8:11]: the input V# with NUM_RECORDS 64 bytes (4 lanes' rows). Lane L loads dword 4L and stores
+    // 0x1234 over dword 4L+1 through the same resource; lanes 4.. are out of range.
+    let body = "s_mov_b32 s8, s0\ns_mov_b32 s9, s1\ns_mov_b32 s10, 64\ns_mov_b32 s11, s3\n\
+                buffer_load_dword v10, v1, s[8:11], 0 offen\n\
+                v_mov_b32 v20, 0x1234\n\
+                buffer_store_dword v20, v1, s[8:11], 0 offen offset:4\n\
+                s_waitcnt vmcnt(0)\n\
+                buffer_load_dword v11, v1, s[0:3], 0 offen offset:4\n\
+                buffer_load_dwordx4 v[12:15], v1, s[8:11], 0 offen offset:60\n\
+                s_waitcnt vmcnt(0)";
+    let out = run(body, 32, 32, &rows(32)).unwrap();
+    for (lane, o) in out.iter().enumerate() {
+        let in_range = lane < 4;
+        assert_eq!(
+            o[0],
+            if in_range { lane as u32 } else { 0 },
+            "lane {lane} load"
+        );
+        assert_eq!(
+            o[1],
+            if in_range {
+                0x1234
+            } else {
+                lane as u32 * 3 + 1
+            },
+            "lane {lane} store dropped"
+        );
+    }
+    // Per-dword checking of a dwordx4 at byte 60 of lane 0: the dword at 60 is in range, the one at 64 out.
+    assert_eq!(out[0][2..4], [7, 0]);
+}
+
+#[test]
+fn a_wild_global_address_faults() {
+    let body = "v_mov_b32 v20, 0xdead0000\nv_mov_b32 v21, 0x7\nglobal_load_dword v10, v[20:21], off\ns_waitcnt vmcnt(0)";
+    match run(body, 32, 32, &rows(32)).unwrap_err() {
+        BackendError::Fault {
+            address, reason, ..
+        } => {
+            assert_eq!(address, 0x7_dead_0000);
+            assert!(reason.contains("global_load_dword"), "{reason}");
+        }
+        other => panic!("expected a fault, got {other:?}"),
+    }
+}
+
+#[test]
+fn misaligned_lds_access_faults() {
+    let body = "v_mov_b32 v20, 2\nds_read_b32 v10, v20\ns_waitcnt lgkmcnt(0)";
+    assert!(matches!(
+        run(body, 32, 32, &rows(32)).unwrap_err(),
+        BackendError::Fault { .. }
+    ));
+}
+
+#[test]
+fn lds_past_the_allocation_reads_zero() {
+    // The test kernel has 4096 bytes of LDS.
+    let body = "v_mov_b32 v20, 4092\nv_mov_b32 v21, 0x55\nds_write_b32 v20, v21\nds_write_b32 v20, v21 offset:4\n\
+                s_waitcnt lgkmcnt(0)\nds_read_b32 v10, v20\nds_read_b32 v11, v20 offset:4\ns_waitcnt lgkmcnt(0)";
+    let out = run(body, 32, 32, &rows(32)).unwrap();
+    assert_eq!(out[0][..2], [0x55, 0]);
+}
+
+#[test]
+fn s_barrier_orders_lds_between_waves() {
+    // 64 threads in wave32: two waves. Each lane writes its id, waits at the barrier, then reads the lane 32
+    // places away, which the other wave wrote.
+    let body = "v_lshlrev_b32 v20, 2, v0\nds_write_b32 v20, v0\ns_waitcnt lgkmcnt(0)\ns_barrier\n\
+                v_xor_b32 v21, 0x80, v20\nds_read_b32 v10, v21\ns_waitcnt lgkmcnt(0)";
+    let out = run(body, 32, 64, &rows(64)).unwrap();
+    for (lane, o) in out.iter().enumerate() {
+        assert_eq!(o[0], (lane as u32) ^ 32, "lane {lane}");
+    }
+    // Without the barrier the first wave runs ahead and reads LDS the second has not written.
+    let racy = body.replace("s_barrier\n", "");
+    let out = run(&racy, 32, 64, &rows(64)).unwrap();
+    assert_eq!(out[0][0], 0);
+}
+
+#[test]
+fn wave64_and_wave32_see_their_lane_ids() {
+    for (wave, threads) in [(32, 64), (64, 64), (64, 128)] {
+        let out = run(
+            "v_mov_b32 v10, v0\nv_mbcnt_lo_u32_b32 v11, -1, 0\nv_mbcnt_hi_u32_b32 v11, -1, v11",
+            wave,
+            threads,
+            &rows(threads as usize),
+        )
+        .unwrap();
+        for (lane, o) in out.iter().enumerate() {
+            assert_eq!(o[0], lane as u32);
+            assert_eq!(o[1], lane as u32 % wave, "wave{wave} lane {lane}");
+        }
+    }
+}
+
+#[test]
+fn oracle_v1_abi_passes_the_kernarg_pointer() {
+    // oracle-v1: s[0:1] points at the kernel arguments (here the in and out addresses); each lane loads its
+    // four input dwords into v4..v7 and stores v10..v13.
+    let src = "s_load_dwordx4 s[4:7], s[0:1], 0\ns_waitcnt lgkmcnt(0)\n\
+               v_lshlrev_b32 v1, 4, v0\n\
+               global_load_dwordx4 v[4:7], v1, s[4:5]\ns_waitcnt vmcnt(0)\n\
+               v_add_nc_u32 v10, v4, v5\nv_mov_b32 v11, v6\nv_mov_b32 v12, s6\nv_mov_b32 v13, 0\n\
+               global_store_dwordx4 v1, v[10:13], s[6:7]\ns_endpgm";
+    let mut k = test_kernel("gfx1030", "", 32, 32);
+    k.abi = Abi::OracleV1;
+    k.user_data = ["in.lo", "in.hi", "out.lo", "out.hi"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    k.words = asm("gfx1030", 32, src)
+        .into_iter()
+        .map(measurements::hex::HexDword)
+        .collect();
+    let out = run_job(
+        &job(k, "rdna2", FloatMode::TITLE, &rows(32)),
+        Limits::default(),
+    )
+    .unwrap();
+    for (lane, o) in out.lanes.iter().enumerate() {
+        let l = lane as u32;
+        assert_eq!(o[..2], [l + l * 3 + 1, 0x1000 + l]);
+        assert_ne!(o[2], 0, "the out address is a real mapping");
+    }
+}
+
+#[test]
+fn instructions_the_model_lacks_are_unsupported_with_their_name() {
+    let e = run("v_interp_mov_f32 v10, p10, attr0.x", 32, 32, &rows(32)).unwrap_err();
+    match e {
+        BackendError::Unsupported { instruction, .. } => {
+            assert!(instruction.starts_with("v_interp_mov_f32"), "{instruction}")
+        }
+        other => panic!("{other:?}"),
+    }
+    let e = run("s_getreg_b32 s20, hwreg(HW_REG_HW_ID)", 32, 32, &rows(32)).unwrap_err();
+    assert!(matches!(e, BackendError::Unsupported { .. }), "{e:?}");
+}
+
+#[test]
+fn the_pc_leaving_the_kernel_is_a_fault() {
+    let mut k = test_kernel("gfx1030", "", 32, 32);
+    k.words.pop(); // drop s_endpgm
+    let e = run_job(
+        &job(k, "rdna2", FloatMode::TITLE, &rows(32)),
+        Limits::default(),
+    )
+    .unwrap_err();
+    assert!(matches!(e, BackendError::Fault { .. }), "{e:?}");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(256)))]
+
+    /// Arbitrary words after a valid prologue: any result or typed error, never a panic or a hang.
+    #[test]
+    fn random_words_never_panic(words in prop::collection::vec(prop_oneof![
+        any::<u32>(),
+        // Bias toward real encodings: common families' prefixes with random fields.
+        any::<u32>().prop_map(|w| 0x7e00_0000 | (w & 0x01ff_ffff)),
+        any::<u32>().prop_map(|w| 0xbe80_0000 | (w & 0x007f_ffff)),
+        any::<u32>().prop_map(|w| 0xd400_0000 | (w & 0x03ff_ffff)),
+        any::<u32>().prop_map(|w| 0xd800_0000 | (w & 0x03ff_ffff)),
+        any::<u32>().prop_map(|w| 0xe000_0000 | (w & 0x03ff_ffff)),
+        any::<u32>().prop_map(|w| w & 0x7fff_ffff),
+    ], 1..40)) {
+        let mut k = test_kernel("gfx1030", "", 32, 32);
+        let end = k.words.pop().unwrap();
+        k.words.extend(words.into_iter().map(measurements::hex::HexDword));
+        k.words.push(end);
+        let _ = run_job(&job(k, "rdna2", FloatMode::TITLE, &rows(32)), Limits { instructions: 2_000 });
+    }
+}
