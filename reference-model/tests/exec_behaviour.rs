@@ -220,3 +220,79 @@ proptest! {
         let _ = run_job(&job(k, "rdna2", FloatMode::TITLE, &rows(32)), Limits { instructions: 2_000 });
     }
 }
+
+#[test]
+fn cross_lane_operations_follow_the_isa() {
+    // v_permlane16: lane l of each 16-lane row reads row lane sel(l) (4 bits per lane from s20 then s21);
+    // v_permlanex16 reads from the other row of the pair. Selects here reverse the row.
+    let body = "s_mov_b32 s20, 0x89abcdef\ns_mov_b32 s21, 0x01234567\n\
+                v_permlane16_b32 v10, v0, s20, s21\nv_permlanex16_b32 v11, v0, s20, s21\n\
+                v_writelane_b32 v12, s20, 3\n\
+                v_lshlrev_b32 v20, 2, v0\nv_xor_b32 v20, 4, v20\nds_bpermute_b32 v13, v20, v0";
+    for wave in [32, 64] {
+        let out = run(body, wave, wave, &rows(wave as usize)).unwrap();
+        for (lane, o) in out.iter().enumerate() {
+            let l = lane as u32;
+            assert_eq!(
+                o[0],
+                (l & !15) + (15 - (l & 15)),
+                "permlane16 wave{wave} lane {lane}"
+            );
+            assert_eq!(
+                o[1],
+                ((l & !15) ^ 16) + (15 - (l & 15)),
+                "permlanex16 wave{wave} lane {lane}"
+            );
+            assert_eq!(o[2], if lane == 3 { 0x89ab_cdef } else { 0 }, "writelane");
+            assert_eq!(o[3], l ^ 1, "bpermute");
+        }
+    }
+}
+
+#[test]
+fn ds_permute_scatters_and_unwritten_lanes_read_zero() {
+    // Every lane sends its id to lane (id * 2) mod 32: odd lanes receive nothing and read 0.
+    let body = "v_lshlrev_b32 v20, 3, v0\nds_permute_b32 v10, v20, v0";
+    let out = run(body, 32, 32, &rows(32)).unwrap();
+    for (lane, o) in out.iter().enumerate() {
+        let want = if lane % 2 == 1 {
+            0
+        } else {
+            (lane as u32 / 2) + 16
+        };
+        // Lanes l and l + 16 both target 2l mod 32; the higher lane writes last.
+        assert_eq!(o[0], want, "lane {lane}");
+    }
+}
+
+#[test]
+fn program_counter_instructions() {
+    // s_getpc gives the byte address of the next instruction; s_setpc jumps over a move; s_call and
+    // s_setpc return.
+    let body = "s_getpc_b64 s[20:21]\n\
+                s_add_u32 s20, s20, 12\n\
+                s_setpc_b64 s[20:21]\n\
+                v_mov_b32 v10, 1\n\
+                v_mov_b32 v11, 2\n\
+                s_call_b64 s[22:23], 1\n\
+                s_branch 2\n\
+                v_mov_b32 v12, 3\n\
+                s_setpc_b64 s[22:23]\n\
+                v_mov_b32 v13, s22";
+    let out = run(body, 32, 32, &rows(32)).unwrap();
+    assert_eq!(out[0][0], 0, "skipped by s_setpc");
+    assert_eq!(out[0][1], 2);
+    assert_eq!(out[0][2], 3, "reached through s_call");
+    assert_ne!(out[0][3], 0, "the return address");
+}
+
+#[test]
+fn s_setreg_changes_the_float_mode_of_later_instructions() {
+    // 0x00000001 (a denormal) * 1.0: flushed in FLOAT_MODE 0xc0, kept after setting denorm32 to 3.
+    let body = "v_mul_f32 v10, 1, 1.0\n\
+                s_setreg_imm32_b32 hwreg(HW_REG_MODE, 4, 2), 3\n\
+                v_mul_f32 v11, 1, 1.0\n\
+                s_getreg_b32 s20, hwreg(HW_REG_MODE, 0, 8)\nv_mov_b32 v12, s20";
+    let out = run(body, 32, 32, &rows(32)).unwrap();
+    assert_eq!(out[0][..3], [0, 1, 0xf0]);
+}
