@@ -71,6 +71,10 @@ pub enum Op {
     BufferAtomicXor,
     /// `buffer_atomic_xor_x2`
     BufferAtomicXorX2,
+    /// `buffer_gl0_inv`
+    BufferGl0Inv,
+    /// `buffer_gl1_inv`
+    BufferGl1Inv,
     /// `buffer_load_dword`
     BufferLoadDword,
     /// `buffer_load_dwordx2`
@@ -2476,7 +2480,7 @@ pub enum Op {
 }
 
 /// LLVM mnemonics, indexed by `Op as usize`.
-pub(crate) static MNEMONICS: [&str; 1234] = [
+pub(crate) static MNEMONICS: [&str; 1236] = [
     "buffer_atomic_add",
     "buffer_atomic_add_x2",
     "buffer_atomic_and",
@@ -2510,6 +2514,8 @@ pub(crate) static MNEMONICS: [&str; 1234] = [
     "buffer_atomic_umin_x2",
     "buffer_atomic_xor",
     "buffer_atomic_xor_x2",
+    "buffer_gl0_inv",
+    "buffer_gl1_inv",
     "buffer_load_dword",
     "buffer_load_dwordx2",
     "buffer_load_dwordx3",
@@ -3714,7 +3720,7 @@ pub(crate) static MNEMONICS: [&str; 1234] = [
 ];
 
 /// Every operation, in `Op` order.
-pub static ALL_OPS: [Op; 1234] = [
+pub static ALL_OPS: [Op; 1236] = [
     Op::BufferAtomicAdd,
     Op::BufferAtomicAddX2,
     Op::BufferAtomicAnd,
@@ -3748,6 +3754,8 @@ pub static ALL_OPS: [Op; 1234] = [
     Op::BufferAtomicUminX2,
     Op::BufferAtomicXor,
     Op::BufferAtomicXorX2,
+    Op::BufferGl0Inv,
+    Op::BufferGl1Inv,
     Op::BufferLoadDword,
     Op::BufferLoadDwordx2,
     Op::BufferLoadDwordx3,

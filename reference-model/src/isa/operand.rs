@@ -358,9 +358,10 @@ pub(crate) fn fmt_imm(f: &mut dyn fmt::Write, class: ImmClass, bits: u64) -> fmt
             }
         }
         ImmClass::I16 => {
+            // The whole literal dword decides whether it reads as an inline integer.
             let v = bits as u32;
-            if is_inline_int(v as u16 as i16 as i64) {
-                write!(f, "{}", v as u16 as i16)
+            if is_inline_int(v as i32 as i64) {
+                write!(f, "{}", v as i32)
             } else if let Some(n) = f32_name(v) {
                 f.write_str(n)
             } else {

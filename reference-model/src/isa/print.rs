@@ -276,11 +276,16 @@ fn write_vop_mods(out: &mut String, i: &Instruction) -> fmt::Result {
             }
             let sel_shown = r.show[0] & (0xf << 11);
             if sel_shown != 0 && m.op_sel & (sel_shown >> 11) as u8 != 0 {
-                // LLVM prints one flag per source and one for the destination.
-                let n = nsrc(i);
+                // LLVM prints one flag per source and one for the destination (v_permlane*: two flags,
+                // fi and bound_ctrl); the count was measured per operation.
+                let count = (r.flags >> 5) as usize;
+                let n = if count > 0 { count - 1 } else { nsrc(i) };
                 let mut v = m.op_sel & ((1 << n) - 1);
                 if m.op_sel & 8 != 0 {
                     v |= 1 << n;
+                }
+                if count == 2 {
+                    v = m.op_sel & 3;
                 }
                 list(out, "op_sel", v, n + 1);
             }

@@ -145,7 +145,8 @@ pub(crate) fn write_mods(out: &mut String, i: &Instruction) -> fmt::Result {
             }
             flag(out, i, 0, 13, m.idxen, "idxen");
             flag(out, i, 0, 12, m.offen, "offen");
-            if m.offset != 0 {
+            // Operations without an offset operand (buffer_gl*_inv) ignore the field.
+            if m.offset != 0 && i.row.show[0] & 0xfff != 0 {
                 write!(out, " offset:{}", m.offset)?;
             }
             flag(out, i, 0, 14, m.glc, "glc");
@@ -155,7 +156,8 @@ pub(crate) fn write_mods(out: &mut String, i: &Instruction) -> fmt::Result {
             flag(out, i, 1, 23, m.tfe, "tfe");
         }
         Encoding::Flat => {
-            if m.offset != 0 {
+            // Operations without an offset operand (buffer_gl*_inv) ignore the field.
+            if m.offset != 0 && i.row.show[0] & 0xfff != 0 {
                 write!(out, " offset:{}", m.offset)?;
             }
             if i.row.mn.contains("_atomic_") {
@@ -398,7 +400,8 @@ fn sendmsg(out: &mut String, v: u16) -> fmt::Result {
     let valid = match id {
         2 => (1..=3).contains(&op),
         3 => op <= 3 && (op != 0 || stream == 0),
-        15 => (1..=4).contains(&op) && stream == 0,
+        // SYSMSG_OP_HOST_TRAP_ACK (3) is not a gfx10 operation.
+        15 => matches!(op, 1 | 2 | 4) && stream == 0,
         _ => !name.is_empty() && op == 0 && stream == 0,
     };
     if valid {
