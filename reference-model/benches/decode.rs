@@ -4,7 +4,6 @@
 //! `cargo bench -p reference-model --bench decode`; the figures are in the crate README.
 
 #[path = "../tests/isa_support/mod.rs"]
-#[allow(dead_code)]
 mod support;
 
 use std::hint::black_box;

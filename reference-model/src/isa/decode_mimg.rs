@@ -37,35 +37,26 @@ fn descriptor(cx: &Ctx, code: u32, width: u8, what: &'static str) -> Result<Oper
     decode_src(code as u16, width, None).map_err(|_| cx.reserved(2, what, code))
 }
 
-/// The data and address widths LLVM prints, following its MIMG conversion (AMDGPUDisassembler::convertMIMGInst
-/// in LLVM 19): the decoder first matches a default variant per opcode and NSA size (one-dword data, or four
-/// for gather4; the most addresses that NSA size holds), then moves to the variant with the widths the fields
-/// ask for, if the operation has one. None when no variant has this NSA size (LLVM rejects the word).
+/// The data and address widths LLVM prints (its MIMG conversion, AMDGPUDisassembler::convertMIMGInst in LLVM
+/// 19): the decoder first matches a default variant per opcode and NSA size, then moves to the variant with the
+/// widths the dim, a16, dmask, d16 and tfe fields ask for, when the operation has one. The measured table says,
+/// per NSA size and dim, whether the move succeeds and the address count; the data width follows the fields.
+/// None when LLVM rejects the word.
 fn mimg_widths(
     r: &Row,
     info: &super::tables::MimgInfo,
     m: &MemFields,
-    needed: usize,
     nsa: usize,
 ) -> Option<(u8, usize)> {
     let gather = r.mn.contains("gather4") || r.mn.contains("msaa_load");
-    let max_addr = info.addr[..8].iter().copied().max().unwrap_or(1).max(1) as usize;
-    let def_data: u8 = if gather { 4 } else { 1 };
-    let def_addr = if nsa == 0 {
-        1
-    } else {
-        (1 + 4 * nsa).min(max_addr)
-    };
-    if nsa > 0 && nsa > (max_addr.saturating_sub(1)).div_ceil(4) {
+    let [pdata, paddr] = info.printed[nsa][(m.a16 as usize) * 8 + m.dim as usize];
+    if pdata == 0 {
         return None;
     }
-    let mut addr = needed;
-    if nsa == 0 {
-        if addr > 12 {
-            addr = 16;
-        }
-    } else if addr > def_addr {
-        return Some((def_data, def_addr));
+    // Anything but the data width the probe asked for is the default variant.
+    let moved = pdata == info.probe_data;
+    if !moved {
+        return Some((pdata, paddr as usize));
     }
     let channels = if gather {
         4
@@ -80,18 +71,19 @@ fn mimg_widths(
     dst += m.tfe as u8;
     let data_ok = if gather {
         matches!(dst, 2 | 4 | 5)
+    } else if r.mn.contains("_atomic_") {
+        (1..=4).contains(&dst)
     } else {
         (1..=5).contains(&dst)
     };
-    let addr_ok = if nsa == 0 {
-        addr <= max_addr.max(1) || addr == 16 && max_addr > 12
+    if data_ok {
+        return Some((dst, paddr as usize));
+    }
+    let [ddata, daddr] = info.default[nsa];
+    if ddata == 0 {
+        Some((4, paddr as usize))
     } else {
-        (2..=max_addr).contains(&addr)
-    };
-    if data_ok && addr_ok {
-        Some((dst, addr))
-    } else {
-        Some((def_data, def_addr))
+        Some((ddata, daddr as usize))
     }
 }
 
@@ -125,16 +117,20 @@ pub(crate) fn decode(cx: &Ctx) -> Result<Instruction, DecodeError> {
         nsa_dwords: nsa as u8,
         ..MemFields::default()
     };
-    let needed = info.addr[(m.a16 as usize) * 8 + m.dim as usize];
-    if needed < 0 {
-        return Err(cx.reserved(2, "dim", m.dim as u32));
-    }
-    let (data, addrs) = mimg_widths(r, info, &m, needed as usize, nsa)
-        .ok_or_else(|| cx.reserved(2, "nsa", nsa as u32))?;
+    let (data, addrs) =
+        mimg_widths(r, info, &m, nsa).ok_or_else(|| cx.reserved(2, "dim/nsa", m.dim as u32))?;
+    // A variant whose registers would run past v255 does not exist either: LLVM keeps the default.
+    let (vdata, vaddr) = (bits(w1, 15, 8), bits(w1, 7, 0));
+    let fits = |d: u8, a: usize| {
+        vdata as usize + d as usize <= 256 && (nsa > 0 || vaddr as usize + a <= 256)
+    };
+    let (data, addrs) = match info.default[nsa] {
+        [d, a] if !fits(data, addrs) && d != 0 => (d, a as usize),
+        _ => (data, addrs),
+    };
     let canonical = true;
     let mut slots = [EMPTY_SLOT; MAX_SLOTS];
     let mut n = 0;
-    let vdata = bits(w1, 15, 8);
     if vdata as usize + data as usize > 256 {
         return Err(cx.reserved(2, "vdata", vdata));
     }
@@ -147,7 +143,6 @@ pub(crate) fn decode(cx: &Ctx) -> Result<Instruction, DecodeError> {
         raw: vdata,
     };
     n += 1;
-    let vaddr = bits(w1, 7, 0);
     if nsa == 0 {
         if vaddr as usize + addrs > 256 {
             return Err(cx.reserved(2, "vaddr", vaddr));

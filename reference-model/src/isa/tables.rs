@@ -146,12 +146,14 @@ pub(crate) fn row(target: Target, table: Table, opcode: usize) -> Option<&'stati
     t.get(opcode).and_then(|r| r.as_ref())
 }
 
-/// Address and data widths of one MIMG opcode, measured from LLVM for every dim and for a16 off/on, and for
-/// dmask with 1..4 channels, d16 off/on.
+/// What LLVM prints for one MIMG opcode, measured: for each NSA size (0..=3) and each `a16 * 8 + dim`, the data
+/// dwords and address count with dmask 0xf (and tfe for gather4 and msaa_load, so that a successful move to the
+/// requested widths shows); `[0, 0]` where LLVM rejects the word. `default` is the variant LLVM keeps per NSA size
+/// when it cannot move to the requested widths (`[0, 0]`: never seen).
 #[derive(Debug)]
 pub(crate) struct MimgInfo {
-    /// Address dwords for `a16 * 8 + dim`; -1 where LLVM rejects the dim.
-    pub addr: [i8; 16],
-    /// Data dwords for `d16 * 4 + channels - 1` (tfe adds one).
-    pub data: [u8; 8],
+    /// Data dwords the measuring probe asked for (4; 5 for gather4; 1 or 2 for atomics).
+    pub probe_data: u8,
+    pub printed: [[[u8; 2]; 16]; 4],
+    pub default: [[u8; 2]; 4],
 }

@@ -244,10 +244,8 @@ pub fn candidate(r: &mut Rng, family: usize) -> Vec<u32> {
                 w[0] = (w[0] & !0x1ff) | src9(r);
             }
         }
-        "VOP1" | "VOPC" => {
-            if tidy {
-                w[0] = (w[0] & !0x1ff) | src9(r);
-            }
+        "VOP1" | "VOPC" if tidy => {
+            w[0] = (w[0] & !0x1ff) | src9(r);
         }
         "DPP16" | "DPP8" | "SDWA" => {
             // Spread the DPP/SDWA forms over VOP1, VOP2 and VOPC.
@@ -285,20 +283,18 @@ pub fn candidate(r: &mut Rng, family: usize) -> Vec<u32> {
                 w[1] &= !(1 << 15 | 1 << 22 | 1 << 30);
             }
         }
-        "VOP3" | "VOP3P" => {
-            if tidy {
-                // Most VOP3 operations leave some of src1/src2 and the modifiers unused, and LLVM requires
-                // unused fields to be zero: clear them often enough that most candidates are canonical.
-                let s1 = if r.below(4) == 0 { 0 } else { src9(r) };
-                let s2 = if r.below(2) == 0 { 0 } else { src9(r) };
-                w[1] = (w[1] & !0x07ff_ffff) | src9(r) | s1 << 9 | s2 << 18;
-                if r.below(2) == 0 {
-                    w[0] &= !(0x7f << 8);
-                    w[1] &= 0x07ff_ffff;
-                }
-                if r.below(2) == 0 && name == "VOP3" {
-                    w[0] &= !(0x7f << 8);
-                }
+        "VOP3" | "VOP3P" if tidy => {
+            // Most VOP3 operations leave some of src1/src2 and the modifiers unused, and LLVM requires
+            // unused fields to be zero: clear them often enough that most candidates are canonical.
+            let s1 = if r.below(4) == 0 { 0 } else { src9(r) };
+            let s2 = if r.below(2) == 0 { 0 } else { src9(r) };
+            w[1] = (w[1] & !0x07ff_ffff) | src9(r) | s1 << 9 | s2 << 18;
+            if r.below(2) == 0 {
+                w[0] &= !(0x7f << 8);
+                w[1] &= 0x07ff_ffff;
+            }
+            if r.below(2) == 0 && name == "VOP3" {
+                w[0] &= !(0x7f << 8);
             }
         }
         _ => {}
