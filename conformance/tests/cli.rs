@@ -22,6 +22,18 @@ fn json(args: &[&str]) -> (serde_json::Value, i32) {
     (v, out.status.code().unwrap())
 }
 
+/// A copy of the bundled peer-read-lane suite in a temporary folder (the folder and the suite's path).
+fn copy_of_read_lane() -> (tempfile::TempDir, std::path::PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = measurements::bundled_data_dir().join("peer-read-lane");
+    let dst = tmp.path().join("peer-read-lane");
+    std::fs::create_dir(&dst).unwrap();
+    for f in ["kernels.toml", "rdna2.csv"] {
+        std::fs::copy(src.join(f), dst.join(f)).unwrap();
+    }
+    (tmp, dst)
+}
+
 const KEYS: [&str; 6] = [
     "cells",
     "matched",
@@ -128,13 +140,7 @@ fn usage_and_input_errors_exit_2() {
 
 #[test]
 fn bad_measurements_exit_2_with_file_and_line() {
-    let tmp = tempfile::tempdir().unwrap();
-    let src = measurements::bundled_data_dir().join("peer-read-lane");
-    let dst = tmp.path().join("peer-read-lane");
-    std::fs::create_dir(&dst).unwrap();
-    for f in ["kernels.toml", "rdna2.csv"] {
-        std::fs::copy(src.join(f), dst.join(f)).unwrap();
-    }
+    let (tmp, dst) = copy_of_read_lane();
     let csv = dst.join("rdna2.csv");
     let text =
         std::fs::read_to_string(&csv)
@@ -224,13 +230,7 @@ fn the_model_matches_every_peer_cell_but_the_listed_differences() {
 
 #[test]
 fn an_edited_measurement_is_a_mismatch_and_exits_1() {
-    let tmp = tempfile::tempdir().unwrap();
-    let src = measurements::bundled_data_dir().join("peer-read-lane");
-    let dst = tmp.path().join("peer-read-lane");
-    std::fs::create_dir(&dst).unwrap();
-    for f in ["kernels.toml", "rdna2.csv"] {
-        std::fs::copy(src.join(f), dst.join(f)).unwrap();
-    }
+    let (tmp, dst) = copy_of_read_lane();
     // Outputs are not part of the ID, so an edited expected value still loads and must now mismatch.
     let csv = dst.join("rdna2.csv");
     let text = std::fs::read_to_string(&csv).unwrap().replacen(

@@ -198,13 +198,7 @@ pub fn plan_jobs(suite: &Suite) -> Vec<PlannedJob> {
         .iter()
         .map(|k| (k.name.as_str(), Arc::new(k.clone())))
         .collect();
-    let order: BTreeMap<&str, usize> = suite
-        .kernels
-        .kernels
-        .iter()
-        .enumerate()
-        .map(|(i, k)| (k.name.as_str(), i))
-        .collect();
+    let order = suite.kernels.order();
     // (kernel index, target, mode, dispatch) -> (inputs by lane, row IDs)
     type Group<'a> = (BTreeMap<u32, &'a [u32]>, Vec<String>);
     let mut groups: BTreeMap<(usize, &str, FloatMode, &str), Group> = BTreeMap::new();

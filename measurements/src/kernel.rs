@@ -306,6 +306,74 @@ impl UserData {
 }
 
 impl Kernel {
+    /// A kernel in the common `agc-buffer-v1` layout: `s[0:3]` the V# of `in` (the rows, lane L's at dword
+    /// `L * input_dwords`), `s[4:7]` the V# of `out` (filled with `fill`, lane L's outputs at dword
+    /// `L * output_dwords`), one workgroup, `lds_bytes` of LDS.
+    pub fn agc_buffer(
+        name: &str,
+        words: &[u32],
+        wave: u32,
+        threads: u32,
+        io: (u32, u32),
+        fill: u32,
+        lds_bytes: u32,
+    ) -> Kernel {
+        let (input_dwords, output_dwords) = io;
+        Kernel {
+            name: name.into(),
+            abi: Abi::AgcBufferV1,
+            wave,
+            threads,
+            grid: [1, 1, 1],
+            lds_bytes,
+            input_dwords,
+            output_dwords,
+            user_data: [
+                "in.lo",
+                "in.hi16",
+                "in.bytes",
+                "31016fac",
+                "out.lo",
+                "out.hi16",
+                "out.bytes",
+                "31016fac",
+            ]
+            .iter()
+            .map(|s| s.to_string())
+            .collect(),
+            tgid: [false; 3],
+            memory: vec![
+                Array {
+                    name: "in".into(),
+                    bytes: (threads * input_dwords * 4).max(4),
+                    fill: HexDword(0),
+                    align: 256,
+                    init: vec![Init {
+                        dword_offset: 0,
+                        rows: true,
+                        dwords: vec![],
+                    }],
+                },
+                Array {
+                    name: "out".into(),
+                    bytes: threads * output_dwords * 4,
+                    fill: HexDword(fill),
+                    align: 256,
+                    init: vec![],
+                },
+            ],
+            output: Output {
+                array: "out".into(),
+                stride_dwords: output_dwords,
+            },
+            columns: vec![],
+            labels: vec![],
+            source: None,
+            declared_word_count: None,
+            words: words.iter().map(|&w| HexDword(w)).collect(),
+        }
+    }
+
     /// The words as plain dwords.
     pub fn words(&self) -> Vec<u32> {
         self.words.iter().map(|w| w.0).collect()
@@ -611,6 +679,15 @@ impl KernelFile {
     /// The kernel named `name`.
     pub fn kernel(&self, name: &str) -> Option<&Kernel> {
         self.kernels.iter().find(|k| k.name == name)
+    }
+
+    /// Each kernel's position in the file, by name (the canonical order of rows and jobs).
+    pub fn order(&self) -> std::collections::BTreeMap<&str, usize> {
+        self.kernels
+            .iter()
+            .enumerate()
+            .map(|(i, k)| (k.name.as_str(), i))
+            .collect()
     }
 
     /// Renders the file in its canonical layout (stable, so re-imports are byte-identical).

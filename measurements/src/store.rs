@@ -175,13 +175,7 @@ impl Suite {
 
     /// The rows of one target in canonical order: kernel file order, then mode, dispatch and lane.
     pub fn rows_of(&self, target: &str) -> Vec<Row> {
-        let order: BTreeMap<&str, usize> = self
-            .kernels
-            .kernels
-            .iter()
-            .enumerate()
-            .map(|(i, k)| (k.name.as_str(), i))
-            .collect();
+        let order = self.kernels.order();
         let mut rows: Vec<Row> = self
             .rows
             .values()

@@ -3,9 +3,8 @@
 //! loop in the same run. `cargo bench -p reference-model --bench interp` prints both and their ratio.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use measurements::hex::HexDword;
 use measurements::job::Job;
-use measurements::kernel::{Abi, Array, Init, Kernel, Output};
+use measurements::kernel::Kernel;
 use measurements::FloatMode;
 use reference_model::exec::{run_job, Limits};
 use std::hint::black_box;
@@ -51,60 +50,7 @@ fn inputs() -> Vec<[u32; 4]> {
 }
 
 fn job() -> Job {
-    let bytes = LANES * 16;
-    let kernel = Kernel {
-        name: "alu-loop".into(),
-        abi: Abi::AgcBufferV1,
-        wave: 32,
-        threads: LANES,
-        grid: [1, 1, 1],
-        lds_bytes: 0,
-        input_dwords: 4,
-        output_dwords: 4,
-        user_data: [
-            "in.lo",
-            "in.hi16",
-            "in.bytes",
-            "31016fac",
-            "out.lo",
-            "out.hi16",
-            "out.bytes",
-            "31016fac",
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect(),
-        tgid: [false; 3],
-        memory: vec![
-            Array {
-                name: "in".into(),
-                bytes,
-                fill: HexDword(0),
-                align: 256,
-                init: vec![Init {
-                    dword_offset: 0,
-                    rows: true,
-                    dwords: vec![],
-                }],
-            },
-            Array {
-                name: "out".into(),
-                bytes,
-                fill: HexDword(0),
-                align: 256,
-                init: vec![],
-            },
-        ],
-        output: Output {
-            array: "out".into(),
-            stride_dwords: 4,
-        },
-        columns: vec![],
-        labels: vec![],
-        source: None,
-        declared_word_count: None,
-        words: WORDS.iter().map(|&w| HexDword(w)).collect(),
-    };
+    let kernel = Kernel::agc_buffer("alu-loop", WORDS, 32, LANES, (4, 4), 0, 0);
     Job {
         suite: "bench".into(),
         kernel: Arc::new(kernel),

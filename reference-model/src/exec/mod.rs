@@ -78,7 +78,7 @@ impl Program {
         }
         if pc >= self.words.len() {
             return Err(BackendError::Fault {
-                address: pc as u64 * 4,
+                address: (pc as u64).wrapping_mul(4),
                 pc: pc as u32,
                 reason: format!(
                     "the program counter left the kernel's {} words",

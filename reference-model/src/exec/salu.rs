@@ -22,7 +22,9 @@ fn simm16(inst: &Instruction) -> u16 {
 
 /// Branch target: the next instruction plus a signed word offset.
 fn branch(cx: &mut Ctx, pc: usize, offset: u16) {
-    cx.wave.pc = (pc as i64 + 1 + offset as i16 as i64) as usize;
+    // A target before the kernel's start becomes an out-of-range pc, which the next fetch reports as a fault.
+    let target = pc as i64 + 1 + offset as i16 as i64;
+    cx.wave.pc = usize::try_from(target).unwrap_or(usize::MAX);
 }
 
 fn bfe_u64(src: u64, offset: u32, width: u32, bits: u32) -> u64 {
@@ -473,12 +475,12 @@ pub(super) fn exec(cx: &mut Ctx, inst: &Instruction, pc: usize) -> Result<(), Ba
         }
         Op::SSetpcB64 => {
             let a = s64(cx, Role::Src0)?;
-            cx.wave.pc = (a / 4) as usize;
+            cx.wave.pc = usize::try_from(a / 4).unwrap_or(usize::MAX);
         }
         Op::SSwappcB64 => {
             let a = s64(cx, Role::Src0)?;
             w64!(cx.wave.pc as u64 * 4);
-            cx.wave.pc = (a / 4) as usize;
+            cx.wave.pc = usize::try_from(a / 4).unwrap_or(usize::MAX);
         }
         Op::SAndSaveexecB32 | Op::SAndSaveexecB64 => saveexec!(|s, e| s & e, false),
         Op::SOrSaveexecB32 | Op::SOrSaveexecB64 => saveexec!(|s, e| s | e, false),

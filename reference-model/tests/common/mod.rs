@@ -1,9 +1,8 @@
 //! Shared helpers of the interpreter tests: assembling with llvm-mc and building jobs.
 #![allow(dead_code)]
 
-use measurements::hex::HexDword;
 use measurements::job::Job;
-use measurements::kernel::{Abi, Array, Init, Kernel, Output};
+use measurements::kernel::Kernel;
 use measurements::FloatMode;
 use std::process::Command;
 use std::sync::Arc;
@@ -64,60 +63,7 @@ pub fn test_kernel(cpu: &str, body: &str, wave: u32, threads: u32) -> Kernel {
          s_endpgm\n"
     );
     let words = asm(cpu, wave, &src);
-    let bytes = threads * 16;
-    Kernel {
-        name: "test".into(),
-        abi: Abi::AgcBufferV1,
-        wave,
-        threads,
-        grid: [1, 1, 1],
-        lds_bytes: 4096,
-        input_dwords: 4,
-        output_dwords: 4,
-        user_data: [
-            "in.lo",
-            "in.hi16",
-            "in.bytes",
-            "31016fac",
-            "out.lo",
-            "out.hi16",
-            "out.bytes",
-            "31016fac",
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect(),
-        tgid: [false; 3],
-        memory: vec![
-            Array {
-                name: "in".into(),
-                bytes,
-                fill: HexDword(0),
-                align: 256,
-                init: vec![Init {
-                    dword_offset: 0,
-                    rows: true,
-                    dwords: vec![],
-                }],
-            },
-            Array {
-                name: "out".into(),
-                bytes,
-                fill: HexDword(0xdead_beef),
-                align: 256,
-                init: vec![],
-            },
-        ],
-        output: Output {
-            array: "out".into(),
-            stride_dwords: 4,
-        },
-        columns: vec![],
-        labels: vec![],
-        source: None,
-        declared_word_count: None,
-        words: words.into_iter().map(HexDword).collect(),
-    }
+    Kernel::agc_buffer("test", &words, wave, threads, (4, 4), 0xdead_beef, 4096)
 }
 
 /// A job running `kernel` with the given per-lane inputs in `mode` on `target`.
