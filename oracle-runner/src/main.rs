@@ -2,8 +2,11 @@
 //!
 //! - `oracle import-peer FILE.json... --out DIR` converts peer-test JSON into suites.
 //! - `oracle show ID...` prints measured rows by measurement ID, with their kernel and provenance.
+//! - `oracle disasm --target gfx1013|gfx1030 WORD...` (or `--file PATH`) prints LLVM-syntax disassembly.
 //!
 //! Exit status: 0 on success, 2 on bad input or usage (the message names the file, line and reason).
+
+mod disasm;
 
 use clap::{Parser, Subcommand};
 use measurements::{peer, Dataset};
@@ -41,6 +44,20 @@ enum Command {
         /// Measurement folders (default: the bundled data).
         #[arg(long = "measurements")]
         measurements: Vec<PathBuf>,
+        /// Also print the kernel's disassembly.
+        #[arg(long)]
+        disasm: bool,
+    },
+    /// Disassemble gfx10 words, one instruction per line in LLVM's syntax.
+    Disasm {
+        /// gfx1013 (PS5) or gfx1030 (RDNA2).
+        #[arg(long, default_value = "gfx1013")]
+        target: String,
+        /// Words as 8 hex digits (0x optional).
+        words: Vec<String>,
+        /// A file of hex words, or a little-endian binary blob.
+        #[arg(long)]
+        file: Option<PathBuf>,
     },
 }
 
@@ -48,7 +65,16 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::ImportPeer { files, out } => import_peer(&files, &out),
-        Command::Show { ids, measurements } => show(&ids, &measurements),
+        Command::Show {
+            ids,
+            measurements,
+            disasm,
+        } => show(&ids, &measurements, disasm),
+        Command::Disasm {
+            target,
+            words,
+            file,
+        } => disasm::run(&target, &words, file.as_deref()).map(|s| print!("{s}")),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -86,7 +112,7 @@ fn import_peer(files: &[PathBuf], out: &std::path::Path) -> Result<(), String> {
     Ok(())
 }
 
-fn show(ids: &[String], dirs: &[PathBuf]) -> Result<(), String> {
+fn show(ids: &[String], dirs: &[PathBuf], with_disasm: bool) -> Result<(), String> {
     let dirs = if dirs.is_empty() {
         vec![measurements::bundled_data_dir()]
     } else {
@@ -126,6 +152,14 @@ fn show(ids: &[String], dirs: &[PathBuf]) -> Result<(), String> {
             println!("  source    {s}");
         }
         println!("  read from {}", stored.origin);
+        if with_disasm {
+            let kernel = suite.kernel(&r.kernel).ok_or("kernel missing")?;
+            let target = reference_model::exec::target_of(&r.target)
+                .unwrap_or(reference_model::isa::Target::Gfx1030);
+            for line in disasm::listing(target, &kernel.words())?.lines() {
+                println!("    {line}");
+            }
+        }
     }
     Ok(())
 }

@@ -94,3 +94,46 @@ fn show_prints_a_cited_row() {
     );
     assert!(s.contains("F32ArithmeticNan_NoFloatMode_MatchesNonIeeeResults"));
 }
+
+#[test]
+fn disasm_prints_llvm_syntax_and_rejects_bad_words() {
+    let o = oracle(&[
+        "disasm",
+        "--target",
+        "gfx1030",
+        "34020084",
+        "0xe0381000",
+        "80000401",
+        "bf810000",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        "v_lshlrev_b32_e32 v1, 4, v0\nbuffer_load_dwordx4 v[4:7], v1, s[0:3], 0 offen\ns_endpgm\n"
+    );
+    // VOP2 opcode 6 differs by target.
+    let a = oracle(&["disasm", "--target", "gfx1013", "0c000102"]);
+    let b = oracle(&["disasm", "--target", "gfx1030", "0c000102"]);
+    assert!(String::from_utf8_lossy(&a.stdout).starts_with("v_mac_legacy_f32"));
+    assert!(String::from_utf8_lossy(&b.stdout).starts_with("v_fmac_legacy_f32"));
+    let bad = oracle(&["disasm", "1234"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("word 0"));
+    assert_eq!(
+        oracle(&["disasm", "--target", "gfx9000", "bf810000"])
+            .status
+            .code(),
+        Some(2)
+    );
+}
+
+#[test]
+fn show_can_disassemble_the_kernel() {
+    let o = oracle(&["show", "--disasm", "M-1b06b043fc6b884e"]);
+    assert!(o.status.success());
+    let s = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        s.contains("v_fma_legacy_f32") && s.contains("s_endpgm"),
+        "{s}"
+    );
+}
