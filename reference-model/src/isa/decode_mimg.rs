@@ -48,7 +48,7 @@ fn mimg_widths(
     m: &MemFields,
     nsa: usize,
 ) -> Option<(u8, usize)> {
-    let gather = r.mn.contains("gather4") || r.mn.contains("msaa_load");
+    let gather = r.mn.contains("gather4");
     let [pdata, paddr] = info.printed[nsa][(m.a16 as usize) * 8 + m.dim as usize];
     if pdata == 0 {
         return None;
@@ -69,22 +69,50 @@ fn mimg_widths(
         channels
     };
     dst += m.tfe as u8;
-    let data_ok = if gather {
-        matches!(dst, 2 | 4 | 5)
+    // The data widths each kind of operation has a variant for, measured (image atomics: a request for four
+    // dwords lands on LLVM's five-dword variant).
+    let data = if gather {
+        matches!(dst, 2 | 4 | 5).then_some(dst)
+    } else if r.mn.contains("cmpswap") {
+        matches!(dst, 2 | 4).then_some(dst)
     } else if r.mn.contains("_atomic_") {
-        (1..=4).contains(&dst)
+        match dst {
+            1 | 2 => Some(dst),
+            4 => Some(5),
+            _ => None,
+        }
     } else {
-        (1..=5).contains(&dst)
+        (1..=5).contains(&dst).then_some(dst)
     };
-    if data_ok {
-        return Some((dst, paddr as usize));
+    if let Some(d) = data {
+        return Some((d, paddr as usize));
     }
     let [ddata, daddr] = info.default[nsa];
     if ddata == 0 {
-        Some((4, paddr as usize))
+        let d = if r.mn.contains("_atomic_cmpswap") {
+            2
+        } else if gather {
+            4
+        } else {
+            1
+        };
+        Some((d, paddr as usize))
     } else {
         Some((ddata, daddr as usize))
     }
+}
+
+/// LLVM's default variant where no measurement showed it: one data dword (two for cmpswap, four for gather4),
+/// one address without NSA.
+fn fallback_default(r: &Row, nsa: usize, paddr: u8) -> (u8, usize) {
+    let d = if r.mn.contains("cmpswap") {
+        2
+    } else if r.mn.contains("gather4") {
+        4
+    } else {
+        1
+    };
+    (d, if nsa == 0 { 1 } else { paddr as usize })
 }
 
 pub(crate) fn decode(cx: &Ctx) -> Result<Instruction, DecodeError> {
@@ -119,6 +147,15 @@ pub(crate) fn decode(cx: &Ctx) -> Result<Instruction, DecodeError> {
     };
     let (data, addrs) =
         mimg_widths(r, info, &m, nsa).ok_or_else(|| cx.reserved(2, "dim/nsa", m.dim as u32))?;
+    // LLVM decodes the default variant first: if its registers run past v255 it rejects the word.
+    let (ddata, daddr) = match info.default[nsa] {
+        [0, _] => fallback_default(r, nsa, 1),
+        [d, a] => (d, a as usize),
+    };
+    let (vd, va) = (bits(w1, 15, 8) as usize, bits(w1, 7, 0) as usize);
+    if vd + ddata as usize > 256 || (nsa == 0 && va + daddr > 256) {
+        return Err(cx.reserved(2, "vdata/vaddr", vd as u32));
+    }
     // A variant whose registers would run past v255 does not exist either: LLVM keeps the default.
     let (vdata, vaddr) = (bits(w1, 15, 8), bits(w1, 7, 0));
     let fits = |d: u8, a: usize| {
