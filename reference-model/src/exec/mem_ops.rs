@@ -663,6 +663,53 @@ fn buffer(cx: &mut Ctx, inst: &Instruction, pc: usize) -> Result<(), BackendErro
         return Ok(());
     }
 
+    if name.starts_with("buffer_store_format") || name.starts_with("tbuffer_store_format") {
+        let code = if name.starts_with("tbuffer") {
+            f.format
+        } else {
+            v.format
+        };
+        let n = match name.rsplit('_').next() {
+            Some("x") => 1,
+            Some("xy") => 2,
+            Some("xyz") => 3,
+            _ => 4,
+        };
+        // Only stores whose components are raw integers or f32 are modelled: the rounding of float-to-norm and
+        // f32-to-f16 conversion on store is not documented, and a store of fewer components than the format has
+        // leaves the hardware's choice for the others unknown (rule buffer.format_convert).
+        let layout = buffer_format(code).filter(|&(comps, bits, num)| {
+            comps == n
+                && !name.contains("d16")
+                && matches!((num, bits), (Num::Uint | Num::Sint, _) | (Num::Float, 32))
+        });
+        let Some((comps, bits, _)) = layout else {
+            return Err(unsupported(
+                inst,
+                pc,
+                &format!("format store of {n} components to buffer format {code} is not modelled"),
+            ));
+        };
+        let data = vreg(inst, Role::Vdata, pc)?;
+        let elem = comps * bits / 8;
+        for lane in (0..lanes).filter(|l| exec >> l & 1 == 1) {
+            let a = access(cx, lane);
+            let p = piece(&v, &a, 0, elem);
+            if !p.in_range {
+                continue;
+            }
+            let mut raw = Vec::with_capacity(elem as usize);
+            for c in 0..comps as usize {
+                let d = cx.wave.vget(data + c, lane);
+                raw.extend_from_slice(&d.to_le_bytes()[..bits as usize / 8]);
+            }
+            cx.mem
+                .write(p.address, &raw)
+                .map_err(|e| fault(e, pc, name))?;
+        }
+        return Ok(());
+    }
+
     if name.starts_with("buffer_atomic") {
         let mode = crate::float::Mode::from_hwreg(cx.wave.mode);
         let data = vreg(inst, Role::Vdata, pc)?;
