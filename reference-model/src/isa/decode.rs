@@ -232,7 +232,7 @@ pub(crate) fn read_template(
         let operand = match kind {
             // VOP3 interpolation reads an attribute or parameter number from a source field.
             Kind::Src if matches!(class, ImmClass::Attr | ImmClass::InterpParam) => {
-                Operand::Imm(raw as i64)
+                Operand::Imm(raw as i32)
             }
             Kind::V => {
                 if raw as usize + width as usize > 256 {
@@ -248,7 +248,7 @@ pub(crate) fn read_template(
                 Err(SrcErr::Reserved) => return Err(cx.reserved(base, "source operand", raw)),
             },
             // VALU templates only hold the kinds above.
-            _ => Operand::Imm(raw as i64),
+            _ => Operand::Imm(raw as i32),
         };
         if matches!(operand, Operand::Literal(_)) {
             lit = true;

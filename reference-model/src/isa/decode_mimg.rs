@@ -194,7 +194,7 @@ pub(crate) fn decode(cx: &Ctx) -> Result<Instruction, DecodeError> {
         };
         n += 1;
     } else {
-        for k in 0..addrs.min(MAX_SLOTS - 4) {
+        for k in 0..addrs.min(MAX_SLOTS - 3) {
             let v = if k == 0 {
                 vaddr
             } else {

@@ -220,6 +220,13 @@ fn generic(
                     (Encoding::Flat, Role::Vaddr) => {
                         let saddr = bits(w1, 22, 16);
                         width = match m.seg {
+                            // Scratch with saddr 0x7f is "ST" mode (no address register at all) on gfx1030,
+                            // and in LLVM's lds forms on gfx1013 too.
+                            1 if saddr == 0x7f
+                                && (cx.target == super::Target::Gfx1030 || m.lds) =>
+                            {
+                                0
+                            }
                             1 if saddr != 0x7d => 0,
                             1 => 1,
                             2 if saddr != 0x7d => 1,
@@ -244,7 +251,11 @@ fn generic(
                 }
             }
             Kind::S | Kind::Src | Kind::SmemOff => {
-                if enc == Encoding::Flat && raw == 0x7d {
+                let st_mode = enc == Encoding::Flat
+                    && m.seg == 1
+                    && raw == 0x7f
+                    && (cx.target == super::Target::Gfx1030 || m.lds);
+                if enc == Encoding::Flat && raw == 0x7d || st_mode {
                     Operand::Off
                 } else {
                     decode_src(raw as u16, width, lit_word)
@@ -263,7 +274,7 @@ fn generic(
                 }
                 decode_src(code as u16, width, None).map_err(|_| reserved("resource"))?
             }
-            Kind::Simm(_) | Kind::Attr | Kind::Param => Operand::Imm(raw as i64),
+            Kind::Simm(_) | Kind::Attr | Kind::Param => Operand::Imm(raw as i32),
         };
         if matches!(operand, Operand::Literal(_)) {
             lit = true;

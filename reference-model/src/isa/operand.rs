@@ -187,7 +187,7 @@ pub enum Operand {
     /// POPS_EXITING_WAVE_ID (239).
     PopsExitingWaveId,
     /// A plain immediate carried by the instruction word (offsets, simm16, attribute numbers ...).
-    Imm(i64),
+    Imm(i32),
     /// An address operand the instruction does not use in this addressing mode (printed `off`).
     Off,
 }

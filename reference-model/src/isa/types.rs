@@ -287,8 +287,8 @@ pub enum Control {
     Mem(MemFields),
 }
 
-/// Most operand slots any gfx10 instruction has (MIMG with NSA addresses counts each address).
-pub const MAX_SLOTS: usize = 20;
+/// Most operand slots any gfx10 instruction has (an NSA image instruction: data, 13 addresses, resource, sampler).
+pub const MAX_SLOTS: usize = 16;
 
 /// One decoded gfx10 instruction.
 #[derive(Clone, Copy, Debug)]
