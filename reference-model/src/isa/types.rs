@@ -130,7 +130,7 @@ pub struct VopMods {
 /// DPP16 row/lane control (`dpp_ctrl`), decoded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum DppCtrl {
-    /// quad_perm:[a,b,c,d] (0x000..=0x0ff).
+    /// `quad_perm:[a,b,c,d]` (0x000..=0x0ff).
     QuadPerm([u8; 4]),
     /// row_shl:1..15.
     RowShl(u8),
