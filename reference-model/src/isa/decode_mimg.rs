@@ -89,14 +89,7 @@ fn mimg_widths(
     }
     let [ddata, daddr] = info.default[nsa];
     if ddata == 0 {
-        let d = if r.mn.contains("_atomic_cmpswap") {
-            2
-        } else if gather {
-            4
-        } else {
-            1
-        };
-        Some((d, paddr as usize))
+        Some(fallback_default(r, nsa, paddr))
     } else {
         Some((ddata, daddr as usize))
     }

@@ -16,7 +16,8 @@ for cpu in ('gfx1013','gfx1030'):
     for op,i in d[cpu].items():
         op=int(op); gather=('gather4' in i['mn'] or 'msaa_load' in i['mn'])
         atomic='_atomic_' in i['mn']
-        dm=0x3 if 'cmpswap' in i['mn'] else (0x1 if atomic else 0xf)
+        # A probe width that differs from the default variant's (1 dword; 2 for cmpswap), so a move shows.
+        dm=0xf if 'cmpswap' in i['mn'] else (0x3 if atomic else 0xf)
         i['probe_data']=5 if gather else bin(dm).count('1')
         samp=2 if len(i['toks'])>=4 else 0
         for k in range(4):
