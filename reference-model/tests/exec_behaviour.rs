@@ -318,3 +318,40 @@ fn format_stores_and_loads_round_trip_integer_formats() {
     .unwrap_err();
     assert!(matches!(e, BackendError::Unsupported { .. }), "{e:?}");
 }
+
+/// The quad SADs slide a 4-byte window over the 8 bytes of source 0 (AMD RDNA 3 ISA guide pseudo-code for
+/// V_QSAD_PK_U16_U8, V_MQSAD_PK_U16_U8 and V_MQSAD_U32_U8). Expected values worked by hand: source 0 holds
+/// bytes 1..8, so window i differs from the reference 1,2,3,4 by i in each byte.
+#[test]
+fn quad_sads_slide_over_eight_bytes() {
+    let input = [[0x0403_0201, 0x0807_0605, 0x0403_0201, 0x0400_0201]];
+    // Unmasked, accumulators 1 and 0xffff: the pk form truncates 0xffff + 12 to 16 bits.
+    let o = run(
+        "v_mov_b32 v22, 1\nv_mov_b32 v23, 0xffff0000\n\
+         v_qsad_pk_u16_u8 v[10:11], v[4:5], v6, v[22:23]",
+        32,
+        1,
+        &input,
+    )
+    .unwrap();
+    assert_eq!(o[0][..2], [0x0004_0001, 0x000b_0008]);
+    // Masked: the reference's byte 2 is 0 and is skipped, so window i adds 3i.
+    let o = run(
+        "v_mqsad_pk_u16_u8 v[10:11], v[4:5], v7, 0",
+        32,
+        1,
+        &input,
+    )
+    .unwrap();
+    assert_eq!(o[0][..2], [0x0003_0000, 0x0009_0006]);
+    // 32-bit accumulators: 0xffffffff + 0 stays, 1 + 3, 2 + 6, 3 + 9.
+    let o = run(
+        "v_mov_b32 v20, -1\nv_mov_b32 v21, 1\nv_mov_b32 v22, 2\nv_mov_b32 v23, 3\n\
+         v_mqsad_u32_u8 v[10:13], v[4:5], v7, v[20:23]",
+        32,
+        1,
+        &input,
+    )
+    .unwrap();
+    assert_eq!(o[0], vec![0xffff_ffff, 4, 8, 12]);
+}

@@ -267,6 +267,35 @@ impl<'i> Io<'i> {
         Ok(())
     }
 
+    /// Dwords 2 and 3 of a 128-bit register-range source (v_mqsad_u32_u8's accumulators); constants have
+    /// no defined 128-bit form, so they are refused.
+    pub fn src_hi64(&self, cx: &Ctx, role: Role, lane: usize) -> Result<u64, BackendError> {
+        let hi = match self.operand(role)? {
+            Operand::Vgpr { first, width } => Operand::Vgpr {
+                first: first + 2,
+                width: width.saturating_sub(2),
+            },
+            Operand::Sgpr { first, width } => Operand::Sgpr {
+                first: first + 2,
+                width: width.saturating_sub(2),
+            },
+            other => {
+                return Err(self.err(&format!("128-bit source {other:?} is not a register range")))
+            }
+        };
+        cx.vread64(hi, lane, Ty::B64).map_err(|e| self.err(&e))
+    }
+
+    /// Writes dwords 2 and 3 of a 128-bit VGPR destination.
+    pub fn write_hi64(&self, cx: &mut Ctx, lane: usize, v: u64) -> Result<(), BackendError> {
+        let Operand::Vgpr { first, .. } = self.operand(Role::Vdst)? else {
+            return Err(self.err("vector destination is not a VGPR"));
+        };
+        cx.wave.vset(first as usize + 2, lane, v as u32);
+        cx.wave.vset(first as usize + 3, lane, (v >> 32) as u32);
+        Ok(())
+    }
+
     /// Writes a per-lane mask (compare result, carry-out): to the sdst operand when the form has one, else
     /// VCC. Lanes that did not compute read 0 (rule `valu.mask_inactive_zero`).
     pub fn write_mask(&self, cx: &mut Ctx, m: u64) -> Result<(), BackendError> {
@@ -528,23 +557,9 @@ fn int32(op: Op, a: u32, b: u32, c: u32, clamp: bool) -> Option<u32> {
         Op::VPermB32 => (0..4)
             .map(|i| perm_byte(a, b, c >> (8 * i)) << (8 * i))
             .fold(0, |x, y| x | y),
-        Op::VSadU8 | Op::VSadHiU8 => {
-            let s: u32 = (0..4)
-                .map(|i| ((a >> (8 * i)) as u8).abs_diff((b >> (8 * i)) as u8) as u32)
-                .sum();
-            if op == Op::VSadHiU8 {
-                (s << 16).wrapping_add(c)
-            } else {
-                s.wrapping_add(c)
-            }
-        }
-        Op::VMsadU8 => {
-            let s: u32 = (0..4)
-                .filter(|i| (b >> (8 * i)) as u8 != 0)
-                .map(|i| ((a >> (8 * i)) as u8).abs_diff((b >> (8 * i)) as u8) as u32)
-                .sum();
-            s.wrapping_add(c)
-        }
+        Op::VSadU8 => sad_bytes(a, b, c, false),
+        Op::VSadHiU8 => (sad_bytes(a, b, 0, false) << 16).wrapping_add(c),
+        Op::VMsadU8 => sad_bytes(a, b, c, true),
         Op::VSadU16 => {
             let s: u32 = (0..2)
                 .map(|i| ((a >> (16 * i)) as u16).abs_diff((b >> (16 * i)) as u16) as u32)
@@ -982,6 +997,33 @@ pub(super) fn exec(cx: &mut Ctx, inst: &Instruction, pc: usize) -> Result<(), Ba
             }
             return io.write_mask(cx, carry);
         }
+        Op::VQsadPkU16U8 | Op::VMqsadPkU16U8 | Op::VMqsadU32U8 => {
+            if io.inst.mods.clamp {
+                return Err(io.err("clamp on a quad SAD is not documented"));
+            }
+            let mut out = Vec::with_capacity(64);
+            for lane in io.active() {
+                let a = io.src64(cx, Role::Src0, lane, Ty::B64)?;
+                let b = io.src(cx, Role::Src1, lane, Ty::B32)?;
+                let c_lo = io.src64(cx, Role::Src2, lane, Ty::B64)?;
+                let c_hi = if op == Op::VMqsadU32U8 {
+                    io.src_hi64(cx, Role::Src2, lane)?
+                } else {
+                    0
+                };
+                out.push((
+                    lane,
+                    quad_sad(op, a, b, c_lo as u128 | (c_hi as u128) << 64),
+                ));
+            }
+            for (lane, v) in out {
+                io.write64(cx, lane, v as u64)?;
+                if op == Op::VMqsadU32U8 {
+                    io.write_hi64(cx, lane, (v >> 64) as u64)?;
+                }
+            }
+            return Ok(());
+        }
         Op::VLshlrevB64 | Op::VLshrrevB64 | Op::VAshrrevI64 => {
             let mut out = Vec::with_capacity(64);
             for lane in io.active() {
@@ -1350,4 +1392,30 @@ fn movreld_scalar(cx: &mut Ctx, io: &Io) -> Result<(), BackendError> {
         }
     }
     Ok(())
+}
+
+/// Sum of absolute byte differences of `a` against `b` plus `acc`; `masked` skips the bytes where `b` (the
+/// reference) is 0, as v_msad_u8 does.
+fn sad_bytes(a: u32, b: u32, acc: u32, masked: bool) -> u32 {
+    (0..4)
+        .filter(|i| !masked || (b >> (8 * i)) as u8 != 0)
+        .map(|i| ((a >> (8 * i)) as u8).abs_diff((b >> (8 * i)) as u8) as u32)
+        .fold(acc, u32::wrapping_add)
+}
+
+/// v_qsad_pk_u16_u8, v_mqsad_pk_u16_u8 and v_mqsad_u32_u8: four (masked) SADs of the byte windows of `a`
+/// starting at bytes 0..3 against `b`, each accumulated onto its own 16-bit (pk forms, truncated) or 32-bit
+/// field of `c` (AMD RDNA 3 ISA guide pseudo-code, unchanged from GCN; rule `valu.quad_sad`).
+fn quad_sad(op: Op, a: u64, b: u32, c: u128) -> u128 {
+    let (masked, bits) = match op {
+        Op::VQsadPkU16U8 => (false, 16),
+        Op::VMqsadPkU16U8 => (true, 16),
+        _ => (true, 32),
+    };
+    let field = (1u128 << bits) - 1;
+    (0..4).fold(0u128, |d, i| {
+        let acc = (c >> (bits * i) & field) as u32;
+        let window = (a >> (8 * i)) as u32;
+        d | (sad_bytes(window, b, acc, masked) as u128 & field) << (bits * i)
+    })
 }
