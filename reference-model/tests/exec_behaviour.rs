@@ -355,3 +355,72 @@ fn quad_sads_slide_over_eight_bytes() {
     .unwrap();
     assert_eq!(o[0], vec![0xffff_ffff, 4, 8, 12]);
 }
+
+/// ds_wrxchg2_rtn_b32 writes both data registers at the two scaled offsets and returns the old dwords.
+#[test]
+fn ds_wrxchg2_exchanges_two_dwords() {
+    let o = run(
+        "v_mov_b32 v20, 0\nds_write2_b32 v20, v4, v5 offset1:1\ns_waitcnt lgkmcnt(0)\n\
+         ds_wrxchg2_rtn_b32 v[10:11], v20, v6, v7 offset1:1\ns_waitcnt lgkmcnt(0)\n\
+         ds_read2_b32 v[12:13], v20 offset1:1\ns_waitcnt lgkmcnt(0)",
+        32,
+        1,
+        &[[11, 22, 33, 44]],
+    )
+    .unwrap();
+    assert_eq!(o[0], vec![11, 22, 33, 44]);
+}
+
+/// The ADDTID forms address offset + M0[15:0] + 4 * lane (CDNA/RDNA ISA guides; M0 bit 16 ignored).
+#[test]
+fn ds_addtid_addresses_by_lane_and_m0() {
+    let o = run(
+        "s_mov_b32 m0, 0x10040\nv_mov_b32 v20, 0x1000\nds_write_addtid_b32 v4 offset:16\ns_waitcnt lgkmcnt(0)\n\
+         v_lshl_add_u32 v21, v0, 2, 0x50\nds_read_b32 v10, v21\nds_read_addtid_b32 v11 offset:16\n\
+         s_waitcnt lgkmcnt(0)",
+        32,
+        32,
+        &rows(32),
+    )
+    .unwrap();
+    for (l, o) in o.iter().enumerate() {
+        assert_eq!(o[..2], [l as u32, l as u32], "lane {l}");
+    }
+}
+
+/// ds_append / ds_consume move the counter at the instruction offset by the active-lane count and return
+/// the old value to every active lane (RDNA ISA guides, DS_APPEND / DS_CONSUME).
+#[test]
+fn ds_append_and_consume_count_active_lanes() {
+    let o = run(
+        "v_mov_b32 v20, 0\nds_append v10 offset:8\ns_waitcnt lgkmcnt(0)\n\
+         s_mov_b32 exec_lo, 0xf\nds_append v11 offset:8\ns_waitcnt lgkmcnt(0)\n\
+         s_mov_b32 exec_lo, 1\nds_consume v12 offset:8\ns_waitcnt lgkmcnt(0)\n\
+         s_mov_b32 exec_lo, -1\nds_read_b32 v13, v20 offset:8\ns_waitcnt lgkmcnt(0)",
+        32,
+        32,
+        &rows(32),
+    )
+    .unwrap();
+    assert_eq!(o[0], vec![0, 32, 36, 35]);
+    assert_eq!(o[3], vec![0, 32, 0, 35]);
+    assert_eq!(o[4], vec![0, 0, 0, 35]);
+}
+
+/// gfx1013's src2 DS forms combine two LDS dwords: B = A + 4 * stride, the stride from the offset (bit 15
+/// clear) or from A's high bits (bit 15 set) (AMD GCN3 ISA guide, DS_ADD_SRC2_U32).
+#[test]
+fn ds_src2_forms_combine_two_lds_dwords_on_gfx1013() {
+    let body = "v_mov_b32 v20, 0\nv_mov_b32 v22, 16\nv_mov_b32 v21, 0x40010\n\
+                ds_write2_b32 v20, v4, v5 offset1:3\nds_write2_b32 v22, v6, v7 offset1:2\ns_waitcnt lgkmcnt(0)\n\
+                ds_add_src2_u32 v20 offset:3\nds_max_src2_u32 v21 offset:0x8000\ns_waitcnt lgkmcnt(0)\n\
+                ds_read_b32 v10, v20\nds_read_b32 v11, v22\ns_waitcnt lgkmcnt(0)";
+    let k = test_kernel("gfx1013", body, 32, 1);
+    let o = run_job(
+        &job(k, "gfx1013", FloatMode::TITLE, &[[100, 23, 7, 9]]),
+        Limits::default(),
+    )
+    .unwrap()
+    .lanes;
+    assert_eq!(o[0][..2], [123, 9]);
+}

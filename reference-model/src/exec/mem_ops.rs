@@ -251,44 +251,46 @@ fn f32_bits(v: f64) -> u32 {
 fn atomic32(op: Op, old: u32, d0: u32, d1: u32, mode: crate::float::Mode) -> Option<u32> {
     use Op::*;
     Some(match op {
-        DsAddU32 | DsAddRtnU32 | BufferAtomicAdd | GlobalAtomicAdd | FlatAtomicAdd => {
-            old.wrapping_add(d0)
-        }
-        DsSubU32 | DsSubRtnU32 | BufferAtomicSub | GlobalAtomicSub | FlatAtomicSub => {
-            old.wrapping_sub(d0)
-        }
-        DsRsubU32 | DsRsubRtnU32 => d0.wrapping_sub(old),
-        DsIncU32 | DsIncRtnU32 | BufferAtomicInc | GlobalAtomicInc | FlatAtomicInc => {
+        DsAddU32 | DsAddRtnU32 | DsAddSrc2U32 | BufferAtomicAdd | GlobalAtomicAdd
+        | FlatAtomicAdd => old.wrapping_add(d0),
+        DsSubU32 | DsSubRtnU32 | DsSubSrc2U32 | BufferAtomicSub | GlobalAtomicSub
+        | FlatAtomicSub => old.wrapping_sub(d0),
+        DsRsubU32 | DsRsubRtnU32 | DsRsubSrc2U32 => d0.wrapping_sub(old),
+        DsIncU32 | DsIncRtnU32 | DsIncSrc2U32 | BufferAtomicInc | GlobalAtomicInc
+        | FlatAtomicInc => {
             if old >= d0 {
                 0
             } else {
                 old + 1
             }
         }
-        DsDecU32 | DsDecRtnU32 | BufferAtomicDec | GlobalAtomicDec | FlatAtomicDec => {
+        DsDecU32 | DsDecRtnU32 | DsDecSrc2U32 | BufferAtomicDec | GlobalAtomicDec
+        | FlatAtomicDec => {
             if old == 0 || old > d0 {
                 d0
             } else {
                 old - 1
             }
         }
-        DsMinI32 | DsMinRtnI32 | BufferAtomicSmin | GlobalAtomicSmin | FlatAtomicSmin => {
-            (old as i32).min(d0 as i32) as u32
+        DsMinI32 | DsMinRtnI32 | DsMinSrc2I32 | BufferAtomicSmin | GlobalAtomicSmin
+        | FlatAtomicSmin => (old as i32).min(d0 as i32) as u32,
+        DsMaxI32 | DsMaxRtnI32 | DsMaxSrc2I32 | BufferAtomicSmax | GlobalAtomicSmax
+        | FlatAtomicSmax => (old as i32).max(d0 as i32) as u32,
+        DsMinU32 | DsMinRtnU32 | DsMinSrc2U32 | BufferAtomicUmin | GlobalAtomicUmin
+        | FlatAtomicUmin => old.min(d0),
+        DsMaxU32 | DsMaxRtnU32 | DsMaxSrc2U32 | BufferAtomicUmax | GlobalAtomicUmax
+        | FlatAtomicUmax => old.max(d0),
+        DsAndB32 | DsAndRtnB32 | DsAndSrc2B32 | BufferAtomicAnd | GlobalAtomicAnd
+        | FlatAtomicAnd => old & d0,
+        DsOrB32 | DsOrRtnB32 | DsOrSrc2B32 | BufferAtomicOr | GlobalAtomicOr | FlatAtomicOr => {
+            old | d0
         }
-        DsMaxI32 | DsMaxRtnI32 | BufferAtomicSmax | GlobalAtomicSmax | FlatAtomicSmax => {
-            (old as i32).max(d0 as i32) as u32
-        }
-        DsMinU32 | DsMinRtnU32 | BufferAtomicUmin | GlobalAtomicUmin | FlatAtomicUmin => {
-            old.min(d0)
-        }
-        DsMaxU32 | DsMaxRtnU32 | BufferAtomicUmax | GlobalAtomicUmax | FlatAtomicUmax => {
-            old.max(d0)
-        }
-        DsAndB32 | DsAndRtnB32 | BufferAtomicAnd | GlobalAtomicAnd | FlatAtomicAnd => old & d0,
-        DsOrB32 | DsOrRtnB32 | BufferAtomicOr | GlobalAtomicOr | FlatAtomicOr => old | d0,
-        DsXorB32 | DsXorRtnB32 | BufferAtomicXor | GlobalAtomicXor | FlatAtomicXor => old ^ d0,
+        DsXorB32 | DsXorRtnB32 | DsXorSrc2B32 | BufferAtomicXor | GlobalAtomicXor
+        | FlatAtomicXor => old ^ d0,
         DsMskorB32 | DsMskorRtnB32 => (old & !d0) | d1,
-        DsWrxchgRtnB32 | BufferAtomicSwap | GlobalAtomicSwap | FlatAtomicSwap => d0,
+        DsWrxchgRtnB32 | DsWriteSrc2B32 | BufferAtomicSwap | GlobalAtomicSwap | FlatAtomicSwap => {
+            d0
+        }
         DsCmpstB32 | DsCmpstRtnB32 => {
             if old == d0 {
                 d1
@@ -311,9 +313,9 @@ fn atomic32(op: Op, old: u32, d0: u32, d1: u32, mode: crate::float::Mode) -> Opt
             }
         }
         DsCmpstF32 | DsCmpstRtnF32 => crate::float::lds_cmpst_f32(mode, old, d0, d1),
-        DsMinF32 | DsMinRtnF32 => crate::float::lds_min_f32(mode, old, d0),
-        DsMaxF32 | DsMaxRtnF32 => crate::float::lds_max_f32(mode, old, d0),
-        DsAddF32 | DsAddRtnF32 => crate::float::lds_add_f32(mode, old, d0),
+        DsMinF32 | DsMinRtnF32 | DsMinSrc2F32 => crate::float::lds_min_f32(mode, old, d0),
+        DsMaxF32 | DsMaxRtnF32 | DsMaxSrc2F32 => crate::float::lds_max_f32(mode, old, d0),
+        DsAddF32 | DsAddRtnF32 | DsAddSrc2F32 => crate::float::lds_add_f32(mode, old, d0),
         // The LDS float rule serves the buffer float atomics too (seed 000, LDS float atomics entry).
         BufferAtomicFmin | GlobalAtomicFmin | FlatAtomicFmin => {
             crate::float::lds_min_f32(mode, old, d0)
@@ -331,32 +333,32 @@ fn atomic32(op: Op, old: u32, d0: u32, d1: u32, mode: crate::float::Mode) -> Opt
 fn atomic64(op: Op, old: u64, d0: u64, d1: u64, mode: crate::float::Mode) -> Option<u64> {
     use Op::*;
     Some(match op {
-        DsAddU64 | DsAddRtnU64 => old.wrapping_add(d0),
-        DsSubU64 | DsSubRtnU64 => old.wrapping_sub(d0),
-        DsRsubU64 | DsRsubRtnU64 => d0.wrapping_sub(old),
-        DsIncU64 | DsIncRtnU64 => {
+        DsAddU64 | DsAddRtnU64 | DsAddSrc2U64 => old.wrapping_add(d0),
+        DsSubU64 | DsSubRtnU64 | DsSubSrc2U64 => old.wrapping_sub(d0),
+        DsRsubU64 | DsRsubRtnU64 | DsRsubSrc2U64 => d0.wrapping_sub(old),
+        DsIncU64 | DsIncRtnU64 | DsIncSrc2U64 => {
             if old >= d0 {
                 0
             } else {
                 old + 1
             }
         }
-        DsDecU64 | DsDecRtnU64 => {
+        DsDecU64 | DsDecRtnU64 | DsDecSrc2U64 => {
             if old == 0 || old > d0 {
                 d0
             } else {
                 old - 1
             }
         }
-        DsMinI64 | DsMinRtnI64 => (old as i64).min(d0 as i64) as u64,
-        DsMaxI64 | DsMaxRtnI64 => (old as i64).max(d0 as i64) as u64,
-        DsMinU64 | DsMinRtnU64 => old.min(d0),
-        DsMaxU64 | DsMaxRtnU64 => old.max(d0),
-        DsAndB64 | DsAndRtnB64 => old & d0,
-        DsOrB64 | DsOrRtnB64 => old | d0,
-        DsXorB64 | DsXorRtnB64 => old ^ d0,
+        DsMinI64 | DsMinRtnI64 | DsMinSrc2I64 => (old as i64).min(d0 as i64) as u64,
+        DsMaxI64 | DsMaxRtnI64 | DsMaxSrc2I64 => (old as i64).max(d0 as i64) as u64,
+        DsMinU64 | DsMinRtnU64 | DsMinSrc2U64 => old.min(d0),
+        DsMaxU64 | DsMaxRtnU64 | DsMaxSrc2U64 => old.max(d0),
+        DsAndB64 | DsAndRtnB64 | DsAndSrc2B64 => old & d0,
+        DsOrB64 | DsOrRtnB64 | DsOrSrc2B64 => old | d0,
+        DsXorB64 | DsXorRtnB64 | DsXorSrc2B64 => old ^ d0,
         DsMskorB64 | DsMskorRtnB64 => (old & !d0) | d1,
-        DsWrxchgRtnB64 => d0,
+        DsWrxchgRtnB64 | DsWriteSrc2B64 => d0,
         DsCmpstB64 | DsCmpstRtnB64 => {
             if old == d0 {
                 d1
@@ -365,8 +367,8 @@ fn atomic64(op: Op, old: u64, d0: u64, d1: u64, mode: crate::float::Mode) -> Opt
             }
         }
         DsCmpstF64 | DsCmpstRtnF64 => crate::float::lds_cmpst_f64(mode, old, d0, d1),
-        DsMinF64 | DsMinRtnF64 => crate::float::lds_min_f64(mode, old, d0),
-        DsMaxF64 | DsMaxRtnF64 => crate::float::lds_max_f64(mode, old, d0),
+        DsMinF64 | DsMinRtnF64 | DsMinSrc2F64 => crate::float::lds_min_f64(mode, old, d0),
+        DsMaxF64 | DsMaxRtnF64 | DsMaxSrc2F64 => crate::float::lds_max_f64(mode, old, d0),
         _ => return None,
     })
 }
@@ -1056,8 +1058,130 @@ fn ds(cx: &mut Ctx, inst: &Instruction, pc: usize) -> Result<(), BackendError> {
         return Ok(());
     }
 
+    // Two-address exchanges: each lane writes data0 and data1 at its two addresses and gets the old values
+    // (rule `ds.wrxchg2_order`).
+    let xchg2: Option<(u32, u64)> = match inst.op {
+        DsWrxchg2RtnB32 => Some((4, 4)),
+        DsWrxchg2st64RtnB32 => Some((4, 256)),
+        DsWrxchg2RtnB64 => Some((8, 8)),
+        DsWrxchg2st64RtnB64 => Some((8, 512)),
+        _ => None,
+    };
+    if let Some((bytes, scale)) = xchg2 {
+        let dw = (bytes / 4) as usize;
+        let dst = vreg(inst, Role::Vdst, pc)?;
+        for &lane in &active {
+            let base = addr_of(cx, lane)?;
+            for (k, role) in [Role::Vdata, Role::Vdata1].into_iter().enumerate() {
+                let a = base + f.offset01[k] as u64 * scale;
+                if !lds_aligned(a, bytes) {
+                    return Err(misaligned(a));
+                }
+                let data = vreg(inst, role, pc)?;
+                for i in 0..dw {
+                    let at = a + 4 * i as u64;
+                    let old = cx.lds.read(at, 4) as u32;
+                    cx.lds.write(at, 4, cx.wave.vget(data + i, lane) as u64);
+                    cx.wave.vset(dst + k * dw + i, lane, old);
+                }
+            }
+        }
+        return Ok(());
+    }
+
+    // Lane-indexed transfers: the address is offset + M0[15:0] + 4 * lane, the ADDR field unused (rule
+    // `ds.addtid`).
+    if matches!(inst.op, DsWriteAddtidB32 | DsReadAddtidB32) {
+        let m0 = (cx.wave.s[super::state::sreg::M0] & 0xffff) as u64;
+        for &lane in &active {
+            let a = offset + m0 + 4 * lane as u64;
+            if !lds_aligned(a, 4) {
+                return Err(misaligned(a));
+            }
+            if inst.op == DsWriteAddtidB32 {
+                let v = cx.wave.vget(vreg(inst, Role::Vdata, pc)?, lane);
+                cx.lds.write(a, 4, v as u64);
+            } else {
+                let v = cx.lds.read(a, 4) as u32;
+                cx.wave.vset(vreg(inst, Role::Vdst, pc)?, lane, v);
+            }
+        }
+        return Ok(());
+    }
+
+    // Wave-level counters: one read-modify-write of the dword at the instruction offset by the number of
+    // active lanes; every active lane gets the old value (rule `ds.append_consume`).
+    if matches!(inst.op, DsAppend | DsConsume) {
+        if !lds_aligned(offset, 4) {
+            return Err(misaligned(offset));
+        }
+        let n = active.len() as u32;
+        let old = cx.lds.read(offset, 4) as u32;
+        let new = if inst.op == DsAppend {
+            old.wrapping_add(n)
+        } else {
+            old.wrapping_sub(n)
+        };
+        if cx.lds.in_range(offset, 4) {
+            cx.lds.write(offset, 4, new as u64);
+        }
+        let dst = vreg(inst, Role::Vdst, pc)?;
+        for &lane in &active {
+            cx.wave.vset(dst, lane, old);
+        }
+        return Ok(());
+    }
+
+    // The src2 forms (gfx1013 only; LLVM 19 drops them from gfx10.3): DS[A] = DS[A] op DS[B] with A the
+    // address VGPR and B = A + 4 * stride, the 16-bit stride taken from {A[31], A[31:17]} when offset bit 15 is
+    // set and from {offset[14], offset[14:0]} otherwise (rule `ds.src2`).
+    if name.contains("_src2_") {
+        let bytes: usize = if is64_name(name) { 8 } else { 4 };
+        for &lane in &active {
+            let addr = addr_of(cx, lane)?;
+            // With the stride in A's high bits only A[16:0] addresses LDS (inferred, as CLRX documents).
+            let a = if offset & 0x8000 != 0 {
+                addr & 0x1ffff
+            } else {
+                addr
+            };
+            let stride = if offset & 0x8000 != 0 {
+                (addr >> 17 & 0x7fff) | (addr >> 16 & 0x8000)
+            } else {
+                (offset & 0x7fff) | (offset << 1 & 0x8000)
+            };
+            let b = a + 4 * stride;
+            for x in [a, b] {
+                if !lds_aligned(x, bytes as u32) {
+                    return Err(misaligned(x));
+                }
+            }
+            let (old, src) = (
+                cx.lds.read(a, bytes as usize),
+                cx.lds.read(b, bytes as usize),
+            );
+            let new = if bytes == 8 {
+                atomic64(inst.op, old, src, 0, mode)
+            } else {
+                atomic32(inst.op, old as u32, src as u32, 0, mode).map(u64::from)
+            }
+            .ok_or_else(|| unsupported(inst, pc, "src2 operation not modelled"))?;
+            if cx.lds.in_range(a, bytes) {
+                cx.lds.write(a, bytes, new);
+            }
+        }
+        return Ok(());
+    }
+    if inst.op == DsCondxchg32RtnB64 {
+        return Err(unsupported(
+            inst,
+            pc,
+            "ds_condxchg32_rtn_b64 has no documented definition for RDNA",
+        ));
+    }
+
     // Atomics, applied lane by lane in ascending lane order (rule lds.atomic_lane_order, inferred).
-    let is64 = name.ends_with("64");
+    let is64 = is64_name(name);
     let has_d1 = matches!(
         inst.op,
         DsMskorB32
@@ -1151,4 +1275,9 @@ fn swizzle_lane(off: usize, i: usize) -> usize {
         let (and, or, xor) = (off & 0x1f, (off >> 5) & 0x1f, (off >> 10) & 0x1f);
         (((i & 0x1f) & and) | or) ^ xor | group
     }
+}
+
+/// Whether a DS operation works on 64-bit elements (its mnemonic ends in 64).
+fn is64_name(name: &str) -> bool {
+    name.ends_with("64")
 }

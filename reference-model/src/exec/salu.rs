@@ -632,6 +632,10 @@ pub(super) fn exec(cx: &mut Ctx, inst: &Instruction, pc: usize) -> Result<(), Ba
         | Op::SClause
         | Op::SWaitcntDepctr
         | Op::SCodeEnd => {}
+        // s_version only marks the ISA version the code was built for; s_wait_idle waits for outstanding work,
+        // which the model never leaves; s_wakeup ends other waves' s_sleep, already a no-op here (RDNA 2 ISA
+        // guide, SOPP/SOPK descriptions).
+        Op::SVersion | Op::SWaitIdle | Op::SWakeup => {}
         Op::SEndpgm | Op::SEndpgmSaved | Op::SEndpgmOrderedPsDone => cx.wave.done = true,
         // Measured on RDNA2 (gfx1035), seed 000: s_setkill ends the wave like s_endpgm (rule salu.setkill).
         Op::SSetkill => cx.wave.done = true,
@@ -685,6 +689,23 @@ pub(super) fn exec(cx: &mut Ctx, inst: &Instruction, pc: usize) -> Result<(), Ba
         Op::SDenormMode => {
             let m = Mode::from_hwreg(cx.wave.mode).with_denorm_mode(simm16(inst) as u8);
             cx.wave.mode = m.to_hwreg() | (cx.wave.mode & !0x0080_03ff);
+        }
+        Op::SSendmsg | Op::SSendmsghalt => {
+            return Err(err(
+                "messages go to the SPI and other fixed-function units, which a compute job here does not have"
+                    .into(),
+            ))
+        }
+        Op::STrap | Op::SRfeB64 => {
+            return Err(err(
+                "trap handler entry and return need a trap handler (TBA/TMA), which jobs do not install".into(),
+            ))
+        }
+        Op::SSubvectorLoopBegin | Op::SSubvectorLoopEnd => {
+            return Err(err(
+                "wave64 subvector looping is not modelled: no measurement or document fixes how it splits EXEC"
+                    .into(),
+            ))
         }
         _ => return Err(err("scalar instruction not modelled yet".into())),
     }
