@@ -424,3 +424,60 @@ fn ds_src2_forms_combine_two_lds_dwords_on_gfx1013() {
     .lanes;
     assert_eq!(o[0][..2], [123, 9]);
 }
+
+/// 64-bit buffer and global atomics carry across the dword boundary and return the old pair with GLC;
+/// gfx1030's csub clamps at 0 (RDNA 3 ISA guide, BUFFER_ATOMIC_CSUB_U32).
+#[test]
+fn wide_buffer_and_global_atomics() {
+    let body = "v_mov_b32 v20, 1\nv_mov_b32 v21, 0\n\
+                buffer_atomic_add_x2 v[20:21], v1, s[0:3], 0 offen glc\ns_waitcnt vmcnt(0)\n\
+                v_mov_b32 v12, v20\nv_mov_b32 v13, v21\n\
+                s_and_b32 s9, s1, 0xffff\nv_add_co_u32 v24, vcc_lo, s0, v1\n\
+                v_add_co_ci_u32 v25, vcc_lo, s9, 0, vcc_lo\nv_add_co_u32 v24, vcc_lo, v24, 8\n\
+                v_add_co_ci_u32 v25, vcc_lo, v25, 0, vcc_lo\n\
+                v_mov_b32 v22, 3\nv_mov_b32 v23, 0x80000000\n\
+                global_atomic_smin_x2 v[26:27], v[24:25], v[22:23], off glc\n\
+                v_mov_b32 v28, 0\nbuffer_atomic_csub v28, v1, s[0:3], 0 offen offset:8 glc\ns_waitcnt vmcnt(0)\n\
+                buffer_load_dwordx2 v[10:11], v1, s[0:3], 0 offen\ns_waitcnt vmcnt(0)\n\
+                buffer_load_dwordx2 v[30:31], v1, s[0:3], 0 offen offset:8\ns_waitcnt vmcnt(0)";
+    // After: in[0..2] = 0x1_ffffffff + 1; in[2..4] = smin(0x7_00000005, 0x80000000_00000003), then csub 0.
+    let o = run(body, 32, 1, &[[0xffff_ffff, 1, 5, 7]]).unwrap();
+    assert_eq!(o[0], vec![0, 2, 0xffff_ffff, 1]);
+    let o = run(
+        &format!("{body}\nv_mov_b32 v10, v26\nv_mov_b32 v11, v27\nv_mov_b32 v12, v30\nv_mov_b32 v13, v31"),
+        32,
+        1,
+        &[[0xffff_ffff, 1, 5, 7]],
+    )
+    .unwrap();
+    // smin returned the old pair (5, 7) and stored (3, 0x80000000); csub returned 3 and stored 3 - 0.
+    assert_eq!(o[0], vec![5, 7, 3, 0x8000_0000]);
+}
+
+/// gfx1013's scalar stores and atomics write through to memory; s_get_waveid_in_workgroup reads the wave's
+/// index (RDNA 1 ISA guide, SMEM chapter).
+#[test]
+fn gfx1013_scalar_stores_and_atomics() {
+    let body = "s_mov_b32 s8, s0\ns_and_b32 s9, s1, 0xffff\ns_mov_b32 s20, 0x1234\n\
+                s_store_dword s20, s[8:9], 0x0\ns_mov_b32 s21, 5\ns_atomic_add s21, s[8:9], 0x4 glc\n\
+                s_dcache_wb\ns_get_waveid_in_workgroup s22\ns_waitcnt lgkmcnt(0)\n\
+                v_mov_b32 v12, s21\nv_mov_b32 v13, s22\n\
+                buffer_load_dwordx2 v[10:11], v1, s[0:3], 0 offen\ns_waitcnt vmcnt(0)";
+    let k = test_kernel("gfx1013", body, 32, 64);
+    let inputs: Vec<[u32; 4]> = (0..64).map(|i| [i, 100 + i, 0, 0]).collect();
+    let o = run_job(
+        &job(k, "gfx1013", FloatMode::TITLE, &inputs),
+        Limits::default(),
+    )
+    .unwrap()
+    .lanes;
+    // Each of the two waves stored 0x1234 and added 5 to dword 1 once; wave 0's own load sees its add and
+    // the other wave's too if that ran first.
+    assert_eq!(o[0][0], 0x1234);
+    assert!([105, 110].contains(&o[0][1]), "{:?}", o[0]);
+    assert_eq!(o[32][..2], [32, 132], "lane 32 reads its own row");
+    assert_eq!(o[0][3], 0);
+    assert_eq!(o[32][3], 1, "the second wave's index");
+    assert!([100, 105].contains(&o[0][2]) && [100, 105].contains(&o[32][2]));
+    assert_ne!(o[0][2], o[32][2], "one wave saw the other's add");
+}

@@ -31,7 +31,8 @@ impl Probe {
             cpu,
             32,
             "v_lshlrev_b32 v1, 4, v0\nbuffer_load_dwordx4 v[4:7], v1, s[0:3], 0 offen\n\
-             s_waitcnt vmcnt(0)\nv_mov_b32 v10, 0\nv_mov_b32 v11, 0",
+             s_waitcnt vmcnt(0)\nv_mov_b32 v10, 0\nv_mov_b32 v11, 0\n\
+             s_mov_b32 s8, s4\ns_and_b32 s9, s5, 0xffff\nv_mov_b32 v20, s8\nv_mov_b32 v21, s9",
         );
         let post = asm(
             cpu,
@@ -123,6 +124,50 @@ fn candidates() -> Vec<(&'static str, u32, Vec<[u32; 2]>)> {
             vec![[0xb000_0000 | op << 23 | 20 << 16 | 5, endpgm]],
         ));
     }
+    for op in 0..0x80u32 {
+        // MUBUF on the out buffer (s[4:7], offen v1, data v22..), glc set so atomics return.
+        c.push((
+            "MUBUF",
+            op,
+            vec![[
+                0xe000_0000 | op << 18 | 1 << 12 | 1 << 14,
+                1 | 22 << 8 | 1 << 16 | 0x80 << 24,
+            ]],
+        ));
+        // GLOBAL / FLAT at the out buffer's base (v[20:21]), data v22.., result v10.
+        for (enc, seg) in [("GLOBAL", 2u32), ("FLAT", 0), ("SCRATCH", 1)] {
+            c.push((
+                enc,
+                op,
+                vec![[
+                    0xdc00_0000 | op << 18 | seg << 14 | 1 << 16,
+                    20 | 22 << 8 | 0x7d << 16 | 10 << 24,
+                ]],
+            ));
+        }
+    }
+    for op in 0..0x10u32 {
+        // MTBUF, format 20 (BUF_FMT_32_UINT).
+        c.push((
+            "MTBUF",
+            op,
+            vec![[
+                0xe800_0000 | (op & 7) << 16 | 20 << 19 | 1 << 12,
+                1 | 22 << 8 | 1 << 16 | (op >> 3) << 21 | 0x80 << 24,
+            ]],
+        ));
+    }
+    for op in 0..0x100u32 {
+        // SMEM: s_load* from s[8:9], s_buffer_load* from s[4:7], into s20.
+        c.push((
+            "SMEM",
+            op,
+            vec![
+                [0xf400_0000 | op << 18 | 4 | 20 << 6, 0x7d << 25],
+                [0xf400_0000 | op << 18 | 2 | 20 << 6, 0x7d << 25],
+            ],
+        ));
+    }
     for op in 0..0x100u32 {
         c.push((
             "DS",
@@ -160,7 +205,10 @@ fn refused_list() -> String {
          # mnemonic | encoding | targets | reason\n",
     );
     for (name, (targets, enc, reason)) in refused {
-        out.push_str(&format!("{name} | {enc} | {} | {reason}\n", targets.join(",")));
+        out.push_str(&format!(
+            "{name} | {enc} | {} | {reason}\n",
+            targets.join(",")
+        ));
     }
     out
 }

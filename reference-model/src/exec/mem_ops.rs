@@ -256,6 +256,9 @@ fn atomic32(op: Op, old: u32, d0: u32, d1: u32, mode: crate::float::Mode) -> Opt
         DsSubU32 | DsSubRtnU32 | DsSubSrc2U32 | BufferAtomicSub | GlobalAtomicSub
         | FlatAtomicSub => old.wrapping_sub(d0),
         DsRsubU32 | DsRsubRtnU32 | DsRsubSrc2U32 => d0.wrapping_sub(old),
+        // gfx1030's clamped subtract (RDNA 3 ISA guide pseudo-code for BUFFER_ATOMIC_CSUB_U32; rule
+        // `buffer.atomic_csub`).
+        BufferAtomicCsub | GlobalAtomicCsub => old.saturating_sub(d0),
         DsIncU32 | DsIncRtnU32 | DsIncSrc2U32 | BufferAtomicInc | GlobalAtomicInc
         | FlatAtomicInc => {
             if old >= d0 {
@@ -333,32 +336,44 @@ fn atomic32(op: Op, old: u32, d0: u32, d1: u32, mode: crate::float::Mode) -> Opt
 fn atomic64(op: Op, old: u64, d0: u64, d1: u64, mode: crate::float::Mode) -> Option<u64> {
     use Op::*;
     Some(match op {
-        DsAddU64 | DsAddRtnU64 | DsAddSrc2U64 => old.wrapping_add(d0),
-        DsSubU64 | DsSubRtnU64 | DsSubSrc2U64 => old.wrapping_sub(d0),
+        DsAddU64 | DsAddRtnU64 | BufferAtomicAddX2 | GlobalAtomicAddX2 | FlatAtomicAddX2
+        | DsAddSrc2U64 => old.wrapping_add(d0),
+        DsSubU64 | DsSubRtnU64 | BufferAtomicSubX2 | GlobalAtomicSubX2 | FlatAtomicSubX2
+        | DsSubSrc2U64 => old.wrapping_sub(d0),
         DsRsubU64 | DsRsubRtnU64 | DsRsubSrc2U64 => d0.wrapping_sub(old),
-        DsIncU64 | DsIncRtnU64 | DsIncSrc2U64 => {
+        DsIncU64 | DsIncRtnU64 | BufferAtomicIncX2 | GlobalAtomicIncX2 | FlatAtomicIncX2
+        | DsIncSrc2U64 => {
             if old >= d0 {
                 0
             } else {
                 old + 1
             }
         }
-        DsDecU64 | DsDecRtnU64 | DsDecSrc2U64 => {
+        DsDecU64 | DsDecRtnU64 | BufferAtomicDecX2 | GlobalAtomicDecX2 | FlatAtomicDecX2
+        | DsDecSrc2U64 => {
             if old == 0 || old > d0 {
                 d0
             } else {
                 old - 1
             }
         }
-        DsMinI64 | DsMinRtnI64 | DsMinSrc2I64 => (old as i64).min(d0 as i64) as u64,
-        DsMaxI64 | DsMaxRtnI64 | DsMaxSrc2I64 => (old as i64).max(d0 as i64) as u64,
-        DsMinU64 | DsMinRtnU64 | DsMinSrc2U64 => old.min(d0),
-        DsMaxU64 | DsMaxRtnU64 | DsMaxSrc2U64 => old.max(d0),
-        DsAndB64 | DsAndRtnB64 | DsAndSrc2B64 => old & d0,
-        DsOrB64 | DsOrRtnB64 | DsOrSrc2B64 => old | d0,
-        DsXorB64 | DsXorRtnB64 | DsXorSrc2B64 => old ^ d0,
+        DsMinI64 | DsMinRtnI64 | BufferAtomicSminX2 | GlobalAtomicSminX2 | FlatAtomicSminX2
+        | DsMinSrc2I64 => (old as i64).min(d0 as i64) as u64,
+        DsMaxI64 | DsMaxRtnI64 | BufferAtomicSmaxX2 | GlobalAtomicSmaxX2 | FlatAtomicSmaxX2
+        | DsMaxSrc2I64 => (old as i64).max(d0 as i64) as u64,
+        DsMinU64 | DsMinRtnU64 | BufferAtomicUminX2 | GlobalAtomicUminX2 | FlatAtomicUminX2
+        | DsMinSrc2U64 => old.min(d0),
+        DsMaxU64 | DsMaxRtnU64 | BufferAtomicUmaxX2 | GlobalAtomicUmaxX2 | FlatAtomicUmaxX2
+        | DsMaxSrc2U64 => old.max(d0),
+        DsAndB64 | DsAndRtnB64 | BufferAtomicAndX2 | GlobalAtomicAndX2 | FlatAtomicAndX2
+        | DsAndSrc2B64 => old & d0,
+        DsOrB64 | DsOrRtnB64 | BufferAtomicOrX2 | GlobalAtomicOrX2 | FlatAtomicOrX2
+        | DsOrSrc2B64 => old | d0,
+        DsXorB64 | DsXorRtnB64 | BufferAtomicXorX2 | GlobalAtomicXorX2 | FlatAtomicXorX2
+        | DsXorSrc2B64 => old ^ d0,
         DsMskorB64 | DsMskorRtnB64 => (old & !d0) | d1,
-        DsWrxchgRtnB64 | DsWriteSrc2B64 => d0,
+        DsWrxchgRtnB64 | BufferAtomicSwapX2 | GlobalAtomicSwapX2 | FlatAtomicSwapX2
+        | DsWriteSrc2B64 => d0,
         DsCmpstB64 | DsCmpstRtnB64 => {
             if old == d0 {
                 d1
@@ -367,8 +382,22 @@ fn atomic64(op: Op, old: u64, d0: u64, d1: u64, mode: crate::float::Mode) -> Opt
             }
         }
         DsCmpstF64 | DsCmpstRtnF64 => crate::float::lds_cmpst_f64(mode, old, d0, d1),
-        DsMinF64 | DsMinRtnF64 | DsMinSrc2F64 => crate::float::lds_min_f64(mode, old, d0),
-        DsMaxF64 | DsMaxRtnF64 | DsMaxSrc2F64 => crate::float::lds_max_f64(mode, old, d0),
+        DsMinF64 | DsMinRtnF64 | BufferAtomicFminX2 | GlobalAtomicFminX2 | FlatAtomicFminX2
+        | DsMinSrc2F64 => crate::float::lds_min_f64(mode, old, d0),
+        DsMaxF64 | DsMaxRtnF64 | BufferAtomicFmaxX2 | GlobalAtomicFmaxX2 | FlatAtomicFmaxX2
+        | DsMaxSrc2F64 => crate::float::lds_max_f64(mode, old, d0),
+        // The 64-bit float forms (fmin, fmax, fcmpswap _x2) follow the LDS f64 rule as their 32-bit forms follow
+        // the f32 one (inferred).
+        BufferAtomicCmpswapX2 | GlobalAtomicCmpswapX2 | FlatAtomicCmpswapX2 => {
+            if old == d1 {
+                d0
+            } else {
+                old
+            }
+        }
+        BufferAtomicFcmpswapX2 | GlobalAtomicFcmpswapX2 | FlatAtomicFcmpswapX2 => {
+            crate::float::lds_cmpst_f64(mode, old, d1, d0)
+        }
         _ => return None,
     })
 }
@@ -397,27 +426,82 @@ pub(super) fn exec(cx: &mut Ctx, inst: &Instruction, pc: usize) -> Result<(), Ba
         buffer(cx, inst, pc)
     } else if name.starts_with("global_") || name.starts_with("flat_") {
         global(cx, inst, pc)
+    } else if name.starts_with("scratch_") {
+        Err(unsupported(
+            inst,
+            pc,
+            "scratch needs a private segment, which the job ABIs do not set up",
+        ))
     } else {
         Err(unsupported(inst, pc, "memory instruction not modelled yet"))
     }
 }
 
+/// What an SMEM instruction does with its dwords.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum SmemKind {
+    Load,
+    Store,
+    Atomic,
+}
+
 fn smem(cx: &mut Ctx, inst: &Instruction, pc: usize) -> Result<(), BackendError> {
+    use Op::*;
     let f = fields(inst);
-    let n = match inst.op {
-        Op::SLoadDword | Op::SBufferLoadDword => 1,
-        Op::SLoadDwordx2 | Op::SBufferLoadDwordx2 => 2,
-        Op::SLoadDwordx4 | Op::SBufferLoadDwordx4 => 4,
-        Op::SLoadDwordx8 | Op::SBufferLoadDwordx8 => 8,
-        Op::SLoadDwordx16 | Op::SBufferLoadDwordx16 => 16,
-        Op::SDcacheInv | Op::SGl1Inv => return Ok(()),
-        _ => {
+    let name = op_name(inst.op);
+    match inst.op {
+        // Cache maintenance and address-translation probes: the model has no caches or TLB, so they do
+        // nothing observable (s_dcache_discard drops dirty scalar-cache lines, which never exist here because
+        // scalar stores write through; rule `smem.cache_ops`).
+        SDcacheInv | SGl1Inv | SDcacheWb | SDcacheDiscard | SDcacheDiscardX2 | SAtcProbe
+        | SAtcProbeBuffer => return Ok(()),
+        SMemtime | SMemrealtime => {
             return Err(unsupported(
                 inst,
                 pc,
-                "scalar memory instruction not modelled yet",
+                "reads a free-running clock: no value is reproducible, so none can be modelled",
             ))
         }
+        SGetWaveidInWorkgroup => {
+            let dst = inst
+                .operand(Role::Sdst)
+                .ok_or_else(|| unsupported(inst, pc, "SMEM destination"))?;
+            return cx
+                .swrite(dst, cx.wave.wave_id)
+                .map_err(|e| unsupported(inst, pc, &e));
+        }
+        _ => {}
+    }
+    let kind = if name.contains("_atomic_") {
+        SmemKind::Atomic
+    } else if name.contains("_store_") {
+        SmemKind::Store
+    } else if name.contains("_load_") {
+        SmemKind::Load
+    } else {
+        return Err(unsupported(
+            inst,
+            pc,
+            "scalar memory instruction not modelled yet",
+        ));
+    };
+    if name.starts_with("s_scratch_") {
+        return Err(unsupported(
+            inst,
+            pc,
+            "scratch needs a private segment, which the job ABIs do not set up",
+        ));
+    }
+    let n = if kind == SmemKind::Atomic {
+        let wide = name.ends_with("_x2");
+        let cmpswap = name.contains("cmpswap");
+        (1 + wide as usize) * (1 + cmpswap as usize)
+    } else {
+        ["x16", "x8", "x4", "x2"]
+            .iter()
+            .zip([16, 8, 4, 2])
+            .find(|(sfx, _)| name.ends_with(**sfx))
+            .map_or(1, |(_, n)| n)
     };
     let Some(Operand::Sgpr { first: base, .. }) = inst.operand(Role::Sbase) else {
         return Err(unsupported(inst, pc, "SMEM base is not an SGPR range"));
@@ -429,51 +513,119 @@ fn smem(cx: &mut Ctx, inst: &Instruction, pc: usize) -> Result<(), BackendError>
         None => 0,
     };
     let offset = (f.offset as i64 + soffset as i64) as u64;
-    let dst = inst
+    let data = inst
         .operand(Role::Sdst)
         .and_then(super::ctx::sreg_index)
-        .ok_or_else(|| unsupported(inst, pc, "SMEM destination"))?;
+        .ok_or_else(|| unsupported(inst, pc, "SMEM data register"))?;
     let b = base as usize;
-    let mut out = Vec::with_capacity(n);
-    if inst.op.mnemonic().starts_with("s_buffer") {
+    // The address of dword i, or None past a buffer's NUM_RECORDS: loads read 0 there, stores and atomics
+    // write nothing (rule smem.buffer_range, inferred from the buffer rule).
+    let addresses: Vec<Option<u64>> = if name.starts_with("s_buffer") {
         let v = Vsharp::from_words([
             cx.wave.sget(b),
             cx.wave.sget(b + 1),
             cx.wave.sget(b + 2),
             cx.wave.sget(b + 3),
         ]);
-        for i in 0..n as u64 {
-            let off = (offset & !3) + 4 * i;
-            // Dwords past NUM_RECORDS read 0 (rule smem.buffer_range, inferred from the buffer rule).
-            if off + 4 > v.num_records as u64 {
-                out.push(0);
-            } else {
-                let a = (v.base + off) & 0xffff_ffff_ffff;
-                out.push(
-                    cx.mem
-                        .read_u32(a)
-                        .map_err(|e| fault(e, pc, "s_buffer_load"))?,
-                );
-            }
-        }
+        (0..n as u64)
+            .map(|i| {
+                let off = (offset & !3) + 4 * i;
+                (off + 4 <= v.num_records as u64).then(|| (v.base + off) & 0xffff_ffff_ffff)
+            })
+            .collect()
     } else {
         let addr =
             (cx.wave.sget(b) as u64 | (cx.wave.sget(b + 1) as u64) << 32).wrapping_add(offset) & !3;
-        for i in 0..n as u64 {
-            out.push(
-                cx.mem
-                    .read_u32(addr + 4 * i)
-                    .map_err(|e| fault(e, pc, "s_load"))?,
-            );
+        (0..n as u64).map(|i| Some(addr + 4 * i)).collect()
+    };
+    let read = |cx: &Ctx, a: Option<u64>| -> Result<u32, BackendError> {
+        a.map_or(Ok(0), |a| {
+            cx.mem.read_u32(a).map_err(|e| fault(e, pc, name))
+        })
+    };
+    match kind {
+        SmemKind::Load => {
+            let mut out = Vec::with_capacity(n);
+            for &a in &addresses {
+                out.push(read(cx, a)?);
+            }
+            for (i, v) in out.into_iter().enumerate() {
+                cx.wave.sset(data + i, v);
+            }
         }
-    }
-    for (i, v) in out.into_iter().enumerate() {
-        cx.wave.sset(dst + i, v);
+        SmemKind::Store => {
+            for (i, &a) in addresses.iter().enumerate() {
+                if let Some(a) = a {
+                    let v = cx.wave.sget(data + i);
+                    cx.mem.write_u32(a, v).map_err(|e| fault(e, pc, name))?;
+                }
+            }
+        }
+        SmemKind::Atomic => {
+            // Scalar atomics are the buffer atomics of the same name applied once (RDNA 1 ISA guide, SMEM
+            // atomics; rule `smem.atomics`): data (and compare data after it) in SDATA, the old value back to
+            // SDATA with GLC.
+            let twin = format!(
+                "buffer_{}",
+                name.trim_start_matches("s_").trim_start_matches("buffer_")
+            );
+            let op = crate::isa::ALL_OPS
+                .iter()
+                .copied()
+                .find(|o| o.mnemonic() == twin)
+                .ok_or_else(|| unsupported(inst, pc, "no buffer atomic of the same name"))?;
+            let wide = name.ends_with("_x2");
+            let dw = if wide { 2 } else { 1 };
+            let get = |cx: &Ctx, r: usize| {
+                let lo = cx.wave.sget(r) as u64;
+                if wide {
+                    lo | (cx.wave.sget(r + 1) as u64) << 32
+                } else {
+                    lo
+                }
+            };
+            let d0 = get(cx, data);
+            let d1 = if name.contains("cmpswap") {
+                get(cx, data + dw)
+            } else {
+                0
+            };
+            let old = read(cx, addresses[0])? as u64
+                | if wide {
+                    (read(cx, addresses[1])? as u64) << 32
+                } else {
+                    0
+                };
+            let mode = crate::float::Mode::from_hwreg(cx.wave.mode);
+            let new = if wide {
+                atomic64(op, old, d0, d1, mode)
+            } else {
+                atomic32(op, old as u32, d0 as u32, d1 as u32, mode).map(u64::from)
+            }
+            .ok_or_else(|| unsupported(inst, pc, "atomic operation not modelled"))?;
+            for (i, &a) in addresses.iter().take(dw).enumerate() {
+                if let Some(a) = a {
+                    cx.mem
+                        .write_u32(a, (new >> (32 * i)) as u32)
+                        .map_err(|e| fault(e, pc, name))?;
+                }
+            }
+            if f.glc {
+                cx.wave.sset(data, old as u32);
+                if wide {
+                    cx.wave.sset(data + 1, (old >> 32) as u32);
+                }
+            }
+        }
     }
     Ok(())
 }
 
 fn buffer(cx: &mut Ctx, inst: &Instruction, pc: usize) -> Result<(), BackendError> {
+    // Vector L0/L1 cache invalidation: no caches in the model (rule `smem.cache_ops`).
+    if matches!(inst.op, Op::BufferGl0Inv | Op::BufferGl1Inv) {
+        return Ok(());
+    }
     let f = fields(inst);
     if f.lds || f.tfe {
         return Err(unsupported(
@@ -715,32 +867,14 @@ fn buffer(cx: &mut Ctx, inst: &Instruction, pc: usize) -> Result<(), BackendErro
     if name.starts_with("buffer_atomic") {
         let mode = crate::float::Mode::from_hwreg(cx.wave.mode);
         let data = vreg(inst, Role::Vdata, pc)?;
-        let cmpswap = name.contains("cmpswap");
-        let rtn = returns(inst.op, f.glc);
+        // The returned value overwrites the data registers (GCN/RDNA buffer atomic convention).
+        let rtn = returns(inst.op, f.glc).then_some(data);
+        let bytes = if name.ends_with("_x2") { 8 } else { 4 };
         for lane in (0..lanes).filter(|l| exec >> l & 1 == 1) {
             let a = access(cx, lane);
-            let p = piece(&v, &a, 0, 4);
-            let d0 = cx.wave.vget(data, lane);
-            let d1 = if cmpswap {
-                cx.wave.vget(data + 1, lane)
-            } else {
-                0
-            };
-            let old = if p.in_range {
-                cx.mem.read_u32(p.address).map_err(|e| fault(e, pc, name))?
-            } else {
-                0
-            };
-            let new = atomic32(inst.op, old, d0, d1, mode)
-                .ok_or_else(|| unsupported(inst, pc, "buffer atomic not modelled"))?;
-            if p.in_range {
-                cx.mem
-                    .write_u32(p.address, new)
-                    .map_err(|e| fault(e, pc, name))?;
-            }
-            if rtn {
-                cx.wave.vset(data, lane, old);
-            }
+            let p = piece(&v, &a, 0, bytes);
+            let at = p.in_range.then_some(p.address);
+            lane_atomic(cx, inst, pc, lane, at, data, rtn, mode)?;
         }
         return Ok(());
     }
@@ -788,23 +922,14 @@ fn global(cx: &mut Ctx, inst: &Instruction, pc: usize) -> Result<(), BackendErro
         if name.contains("atomic") {
             let mode = crate::float::Mode::from_hwreg(cx.wave.mode);
             let data = vreg(inst, Role::Vdata, pc)?;
-            let cmpswap = name.contains("cmpswap");
-            let rtn = returns(inst.op, f.glc);
+            let rtn = if returns(inst.op, f.glc) {
+                Some(vreg(inst, Role::Vdst, pc)?)
+            } else {
+                None
+            };
             for lane in (0..lanes).filter(|l| exec >> l & 1 == 1) {
                 let a = address(cx, lane);
-                let d0 = cx.wave.vget(data, lane);
-                let d1 = if cmpswap {
-                    cx.wave.vget(data + 1, lane)
-                } else {
-                    0
-                };
-                let old = cx.mem.read_u32(a).map_err(|e| fault(e, pc, name))?;
-                let new = atomic32(inst.op, old, d0, d1, mode)
-                    .ok_or_else(|| unsupported(inst, pc, "atomic not modelled"))?;
-                cx.mem.write_u32(a, new).map_err(|e| fault(e, pc, name))?;
-                if rtn {
-                    cx.wave.vset(vreg(inst, Role::Vdst, pc)?, lane, old);
-                }
+                lane_atomic(cx, inst, pc, lane, Some(a), data, rtn, mode)?;
             }
             return Ok(());
         }
@@ -1280,4 +1405,71 @@ fn swizzle_lane(off: usize, i: usize) -> usize {
 /// Whether a DS operation works on 64-bit elements (its mnemonic ends in 64).
 fn is64_name(name: &str) -> bool {
     name.ends_with("64")
+}
+
+/// One lane of a buffer, global or flat atomic: 64-bit for the `_x2` forms, compare-swap data after the source
+/// data. `address` None is a buffer access past NUM_RECORDS: it reads 0 and writes nothing (rule
+/// `buffer.out_of_range`); `rtn` is where the old value goes when GLC asks for it.
+#[allow(clippy::too_many_arguments)]
+fn lane_atomic(
+    cx: &mut Ctx,
+    inst: &Instruction,
+    pc: usize,
+    lane: usize,
+    address: Option<u64>,
+    data: usize,
+    rtn: Option<usize>,
+    mode: crate::float::Mode,
+) -> Result<(), BackendError> {
+    let name = op_name(inst.op);
+    let wide = name.ends_with("_x2");
+    let dw = if wide { 2 } else { 1 };
+    let get = |cx: &Ctx, r: usize| {
+        let lo = cx.wave.vget(r, lane) as u64;
+        if wide {
+            lo | (cx.wave.vget(r + 1, lane) as u64) << 32
+        } else {
+            lo
+        }
+    };
+    let d0 = get(cx, data);
+    let d1 = if name.contains("cmpswap") {
+        get(cx, data + dw)
+    } else {
+        0
+    };
+    let old = match address {
+        Some(a) => {
+            let lo = cx.mem.read_u32(a).map_err(|e| fault(e, pc, name))? as u64;
+            if wide {
+                lo | (cx.mem.read_u32(a + 4).map_err(|e| fault(e, pc, name))? as u64) << 32
+            } else {
+                lo
+            }
+        }
+        None => 0,
+    };
+    let new = if wide {
+        atomic64(inst.op, old, d0, d1, mode)
+    } else {
+        atomic32(inst.op, old as u32, d0 as u32, d1 as u32, mode).map(u64::from)
+    }
+    .ok_or_else(|| unsupported(inst, pc, "atomic operation not modelled"))?;
+    if let Some(a) = address {
+        cx.mem
+            .write_u32(a, new as u32)
+            .map_err(|e| fault(e, pc, name))?;
+        if wide {
+            cx.mem
+                .write_u32(a + 4, (new >> 32) as u32)
+                .map_err(|e| fault(e, pc, name))?;
+        }
+    }
+    if let Some(r) = rtn {
+        cx.wave.vset(r, lane, old as u32);
+        if wide {
+            cx.wave.vset(r + 1, lane, (old >> 32) as u32);
+        }
+    }
+    Ok(())
 }
