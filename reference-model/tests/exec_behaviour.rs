@@ -481,3 +481,19 @@ fn gfx1013_scalar_stores_and_atomics() {
     assert!([100, 105].contains(&o[0][2]) && [100, 105].contains(&o[32][2]));
     assert_ne!(o[0][2], o[32][2], "one wave saw the other's add");
 }
+
+/// The 64-bit aperture sources give the shared aperture the flat routing uses (seed 000, measured on gfx1035).
+#[test]
+fn shared_aperture_sources_read_as_64_bits() {
+    let o = run(
+        "s_mov_b64 s[20:21], src_shared_base\ns_mov_b64 s[22:23], src_shared_limit\n\
+         v_mov_b32 v10, s20\nv_mov_b32 v11, s21\nv_mov_b32 v12, s22\nv_mov_b32 v13, s23",
+        32,
+        1,
+        &rows(1),
+    )
+    .unwrap();
+    assert_eq!(o[0], vec![0, 0x0001_0000, 0xffff_ffff, 0x0001_0000]);
+    let e = run("s_mov_b32 s20, src_shared_base", 32, 1, &rows(1)).unwrap_err();
+    assert!(matches!(e, BackendError::Unsupported { .. }), "{e:?}");
+}

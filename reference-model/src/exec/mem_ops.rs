@@ -883,7 +883,7 @@ fn buffer(cx: &mut Ctx, inst: &Instruction, pc: usize) -> Result<(), BackendErro
 
 /// The flat address where the shared (LDS) aperture starts: its high dword, measured on RDNA2 (gfx1035,
 /// seed 000: `src_shared_base` is 0x00010000_00000000). Rule `flat.shared_aperture`.
-const SHARED_APERTURE_HI: u32 = 0x0001_0000;
+pub(super) const SHARED_APERTURE_HI: u32 = 0x0001_0000;
 
 fn global(cx: &mut Ctx, inst: &Instruction, pc: usize) -> Result<(), BackendError> {
     let f = fields(inst);
@@ -1276,8 +1276,9 @@ fn ds(cx: &mut Ctx, inst: &Instruction, pc: usize) -> Result<(), BackendError> {
                 (offset & 0x7fff) | (offset << 1 & 0x8000)
             };
             let b = a + 4 * stride;
+            // Atomics: a 64-bit one needs 8-byte alignment (seed 000, measured for the 64-bit LDS atomics).
             for x in [a, b] {
-                if !lds_aligned(x, bytes as u32) {
+                if x % bytes as u64 != 0 {
                     return Err(misaligned(x));
                 }
             }
