@@ -497,3 +497,22 @@ fn shared_aperture_sources_read_as_64_bits() {
     let e = run("s_mov_b32 s20, src_shared_base", 32, 1, &rows(1)).unwrap_err();
     assert!(matches!(e, BackendError::Unsupported { .. }), "{e:?}");
 }
+
+/// gfx1030's global ADDTID forms address SADDR + offset + 4 * lane (RDNA 2 ISA guide).
+#[test]
+fn global_addtid_addresses_by_lane() {
+    let o = run(
+        "s_mov_b32 s8, s0\ns_and_b32 s9, s1, 0xffff\n\
+         global_load_dword_addtid v10, s[8:9] offset:4\ns_waitcnt vmcnt(0)\n\
+         global_store_dword_addtid v0, s[8:9]\ns_waitcnt vmcnt(0)\n\
+         v_lshlrev_b32 v21, 2, v0\nbuffer_load_dword v11, v21, s[0:3], 0 offen\ns_waitcnt vmcnt(0)",
+        32,
+        8,
+        &rows(8),
+    )
+    .unwrap();
+    let flat: Vec<u32> = rows(8).concat();
+    for (l, o) in o.iter().enumerate() {
+        assert_eq!(o[..2], [flat[l + 1], l as u32], "lane {l}");
+    }
+}

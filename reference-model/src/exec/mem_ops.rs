@@ -906,9 +906,30 @@ fn global(cx: &mut Ctx, inst: &Instruction, pc: usize) -> Result<(), BackendErro
             ))
         }
     };
-    let va = vreg(inst, Role::Vaddr, pc)?;
     let exec = cx.wave.exec();
     let lanes = cx.wave.lanes;
+    // gfx1030's ADDTID forms: SADDR + offset + 4 * lane id, no address VGPR (RDNA 2 ISA guide,
+    // GLOBAL_LOAD_DWORD_ADDTID; rule `global.addtid`).
+    if matches!(
+        inst.op,
+        Op::GlobalLoadDwordAddtid | Op::GlobalStoreDwordAddtid
+    ) {
+        let s = saddr.ok_or_else(|| unsupported(inst, pc, "ADDTID forms need an SGPR base"))?;
+        let base = (cx.wave.sget(s) as u64 | (cx.wave.sget(s + 1) as u64) << 32)
+            .wrapping_add(f.offset as i64 as u64);
+        for lane in (0..lanes).filter(|l| exec >> l & 1 == 1) {
+            let a = base.wrapping_add(4 * lane as u64);
+            if inst.op == Op::GlobalStoreDwordAddtid {
+                let v = cx.wave.vget(vreg(inst, Role::Vdata, pc)?, lane);
+                cx.mem.write_u32(a, v).map_err(|e| fault(e, pc, name))?;
+            } else {
+                let v = cx.mem.read_u32(a).map_err(|e| fault(e, pc, name))?;
+                cx.wave.vset(vreg(inst, Role::Vdst, pc)?, lane, v);
+            }
+        }
+        return Ok(());
+    }
+    let va = vreg(inst, Role::Vaddr, pc)?;
     let is_flat = name.starts_with("flat_");
     let address = |cx: &Ctx, lane: usize| -> u64 {
         let base = match saddr {
