@@ -336,13 +336,7 @@ fn quad_sads_slide_over_eight_bytes() {
     .unwrap();
     assert_eq!(o[0][..2], [0x0004_0001, 0x000b_0008]);
     // Masked: the reference's byte 2 is 0 and is skipped, so window i adds 3i.
-    let o = run(
-        "v_mqsad_pk_u16_u8 v[10:11], v[4:5], v7, 0",
-        32,
-        1,
-        &input,
-    )
-    .unwrap();
+    let o = run("v_mqsad_pk_u16_u8 v[10:11], v[4:5], v7, 0", 32, 1, &input).unwrap();
     assert_eq!(o[0][..2], [0x0003_0000, 0x0009_0006]);
     // 32-bit accumulators: 0xffffffff + 0 stays, 1 + 3, 2 + 6, 3 + 9.
     let o = run(

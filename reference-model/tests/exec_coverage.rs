@@ -139,10 +139,17 @@ fn candidates() -> Vec<(&'static str, u32, Vec<[u32; 2]>)> {
             c.push((
                 enc,
                 op,
-                vec![[
-                    0xdc00_0000 | op << 18 | seg << 14 | 1 << 16,
-                    20 | 22 << 8 | 0x7d << 16 | 10 << 24,
-                ]],
+                vec![
+                    [
+                        0xdc00_0000 | op << 18 | seg << 14 | 1 << 16,
+                        20 | 22 << 8 | 0x7d << 16 | 10 << 24,
+                    ],
+                    // SGPR base s[8:9] plus the 32-bit offset v1 (and the ADDTID forms' base).
+                    [
+                        0xdc00_0000 | op << 18 | seg << 14 | 1 << 16,
+                        1 | 22 << 8 | 8 << 16 | 10 << 24,
+                    ],
+                ],
             ));
         }
     }

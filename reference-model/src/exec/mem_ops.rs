@@ -1303,10 +1303,7 @@ fn ds(cx: &mut Ctx, inst: &Instruction, pc: usize) -> Result<(), BackendError> {
                     return Err(misaligned(x));
                 }
             }
-            let (old, src) = (
-                cx.lds.read(a, bytes as usize),
-                cx.lds.read(b, bytes as usize),
-            );
+            let (old, src) = (cx.lds.read(a, bytes), cx.lds.read(b, bytes));
             let new = if bytes == 8 {
                 atomic64(inst.op, old, src, 0, mode)
             } else {

@@ -183,6 +183,27 @@ pub(super) fn exec(cx: &mut Ctx, io: &Io) -> Result<(), BackendError> {
         return io.write_mask(cx, vcc);
     }
 
+    if matches!(
+        op,
+        Op::VInterpP1F32
+            | Op::VInterpP2F32
+            | Op::VInterpMovF32
+            | Op::VInterpP1llF16
+            | Op::VInterpP1lvF16
+            | Op::VInterpP2F16
+    ) {
+        // The arithmetic is modelled (`fp::interp_*`), but not the operand: the attribute
+        // names per-primitive parameter data that the SPI writes to LDS before a pixel
+        // wave starts. A compute job has no such data, so what the instruction would read
+        // is unknown, and any value chosen here would be invented.
+        return Err(super::ctx::unsupported(
+            io.inst,
+            io.pc,
+            "the attribute operand reads parameter data that the SPI writes to LDS for pixel waves; \
+             compute jobs have none, so the model cannot know what it reads",
+        ));
+    }
+
     let (omod, clamp) = outmods(io);
     let vcc = cx.wave.vcc();
     let mut results: Vec<(usize, Out)> = Vec::with_capacity(64);
@@ -243,6 +264,18 @@ pub(super) fn exec(cx: &mut Ctx, io: &Io) -> Result<(), BackendError> {
             Op::VCubescF32 => Out::F32(fp::cubesc_f32(mode, a32(0)?, a32(1)?, a32(2)?)),
             Op::VCubetcF32 => Out::F32(fp::cubetc_f32(mode, a32(0)?, a32(1)?, a32(2)?)),
             Op::VCubemaF32 => Out::F32(fp::cubema_f32(mode, a32(0)?, a32(1)?, a32(2)?)),
+            Op::VMullitF32 => match fp::mullit_f32(mode, a32(0)?, a32(1)?, a32(2)?) {
+                Some(v) => Out::F32(v),
+                None => {
+                    return Err(super::ctx::unsupported(
+                        io.inst,
+                        io.pc,
+                        "an infinite or NaN factor or an overflowing product falls under the \
+                         \"alternate INF, NAN, overflow rules\" that AMD's guides name for \
+                         v_mullit_f32 without defining",
+                    ))
+                }
+            },
             // f32 one-source.
             Op::VFloorF32 => Out::F32(fp::floor_f32(mode, a32(0)?)),
             Op::VCeilF32 => Out::F32(fp::ceil_f32(mode, a32(0)?)),
@@ -307,6 +340,12 @@ pub(super) fn exec(cx: &mut Ctx, io: &Io) -> Result<(), BackendError> {
             Op::VCvtPkrtzF16F32 => Out::Raw(fp::cvt_pkrtz_f16_f32(mode, a32(0)?, a32(1)?)),
             Op::VCvtPknormI16F32 => Out::Raw(fp::cvt_pknorm_i16_f32(mode, a32(0)?, a32(1)?)),
             Op::VCvtPknormU16F32 => Out::Raw(fp::cvt_pknorm_u16_f32(mode, a32(0)?, a32(1)?)),
+            // 16-bit results of the norm conversions go through write16 (op_sel[3], SDWA
+            // dst_sel); the packed forms write the whole dword.
+            Op::VCvtNormI16F16 => Out::I16(fp::cvt_norm_i16_f16(mode, a16(0)?) as u16),
+            Op::VCvtNormU16F16 => Out::I16(fp::cvt_norm_u16_f16(mode, a16(0)?)),
+            Op::VCvtPknormI16F16 => Out::Raw(fp::cvt_pknorm_i16_f16(mode, a16(0)?, a16(1)?)),
+            Op::VCvtPknormU16F16 => Out::Raw(fp::cvt_pknorm_u16_f16(mode, a16(0)?, a16(1)?)),
             Op::VCvtPkU8F32 => Out::Raw(fp::cvt_pk_u8_f32(
                 mode,
                 a32(0)?,
@@ -381,6 +420,18 @@ pub(super) fn exec(cx: &mut Ctx, io: &Io) -> Result<(), BackendError> {
             Op::VSqrtF64 => Out::F64(fp::sqrt_f64(mode, a64(0)?)),
             Op::VFrexpMantF64 => Out::F64(fp::frexp_mant_f64(mode, a64(0)?)),
             Op::VFrexpExpI32F64 => Out::I32(fp::frexp_exp_i32_f64(mode, a64(0)?) as u32),
+            Op::VTrigPreopF64 => {
+                let seg = io.src(cx, Role::Src1, lane, Ty::B32)?;
+                match fp::trig_preop_f64(mode, a64(0)?, seg) {
+                    Some(v) => Out::F64(v),
+                    None => return Err(super::ctx::unsupported(
+                        io.inst,
+                        io.pc,
+                        "a NaN source, where AMD's pseudo-code (which reads only the exponent) \
+                             and LLVM's constant folder (which returns the quieted NaN) disagree",
+                    )),
+                }
+            }
             // Mixed precision (VOP3P).
             Op::VFmaMixF32 | Op::VFmaMixloF16 | Op::VFmaMixhiF16 => {
                 let m = io.inst.mods;

@@ -206,6 +206,52 @@ pub fn mul_legacy_f32(mode: Mode, a: u32, b: u32) -> u32 {
     mul_f32(mode, a, b)
 }
 
+/// `-MAX_FLOAT`, the result v_mullit_f32 selects when its lighting condition fails.
+const NEG_MAX_F32: u32 = 0xff7f_ffff;
+
+/// `v_mullit_f32` (VOP3 only): the multiply of a lighting (LIT) computation. With
+/// `b == -MAX_FLOAT`, `b == -inf`, `b` a NaN, `c <= 0` or `c` a NaN the result is
+/// `-MAX_FLOAT` (0xff7fffff, which a following exp2 turns into 0); otherwise `a * b`,
+/// where a zero factor gives +0 whatever the other factor.
+///
+/// Returns `None` where no document says what the hardware writes: an infinite or NaN
+/// factor, or a product that overflows, in the multiply branch. The AMD guides announce
+/// "alternate INF, NAN, overflow rules" for this instruction without spelling them out,
+/// so the interpreter refuses those lanes rather than guess.
+///
+/// Sources are flushed by the f32 denormal field before the tests and the multiply (as
+/// compares and `v_mul_f32` do); the product is rounded as [`mul_f32`].
+///
+/// Rules: `mullit.lighting` (documented: AMD RDNA 3 / RDNA 3.5 ISA guides, V_MULLIT_F32
+/// pseudo-code), `mullit.zero_factor` (inferred: the guides' "0.0 * x = 0.0" with the +0
+/// of `legacy.zero_product`), `f32.denorm.arith`, `round.mode_field`.
+pub fn mullit_f32(mode: Mode, a: u32, b: u32, c: u32) -> Option<u32> {
+    let env = env32(mode);
+    let flush = !env.keep_in;
+    let ub = unpack(F32, b as u64, flush);
+    let uc = unpack(F32, c as u64, flush);
+    // The lighting condition of the pseudo-code, read on the flushed values: a zero or
+    // negative `c` (either zero sign, since -0 <= 0) fails it like a NaN does.
+    let b_fails = b == NEG_MAX_F32 || matches!(ub, Num::Inf(true) | Num::Nan);
+    let c_fails = matches!(
+        uc,
+        Num::Nan | Num::Zero(_) | Num::Inf(true) | Num::Fin(true, ..)
+    );
+    if b_fails || c_fails {
+        return Some(NEG_MAX_F32);
+    }
+    let ua = unpack(F32, a as u64, flush);
+    match (ua, ub) {
+        (Num::Zero(_), _) | (_, Num::Zero(_)) => Some(0),
+        (Num::Fin(s1, m1, e1), Num::Fin(s2, m2, e2)) => {
+            let (s, m, e) = super::core::mul_exact((s1, m1, e1), (s2, m2, e2));
+            let r = round_pack(F32, s, m, e, env.rm, env.keep_out);
+            (!r.overflow).then_some(r.bits as u32)
+        }
+        _ => None,
+    }
+}
+
 /// `v_fma_legacy_f32` (RDNA2's VOP3 0x140; gfx1013 decodes the same encoding as
 /// [`mad_legacy_f32`]): fused `a * b + c` with the legacy zero rule; a NaN factor hidden
 /// by a zero factor is ignored and a NaN `c` still wins.

@@ -487,9 +487,12 @@ pub fn cvt_off_f32_i4(x: u32) -> u32 {
     ) as u32
 }
 
-fn norm(mode: Mode, x: u32, signed: bool) -> u32 {
-    let env = env32(mode);
-    let n = unpack(F32, x as u64, !env.keep_in);
+/// The normalized-integer rule shared by the f32 and f16 forms (rule `cvt.pknorm`): the
+/// exact value is clamped to [-1, 1] (signed) or [0, 1] (unsigned), scaled by 32767 or
+/// 65535 and rounded to nearest even; NaN gives 0. Scaling the exact significand before
+/// rounding is the same as clamping first, because every value past the clamp bound
+/// saturates to the same end code.
+fn norm_num(n: Num, signed: bool) -> u16 {
     let (lo, hi, scale_k) = if signed {
         (-32767i64, 32767i64, 32767u128)
     } else {
@@ -497,10 +500,20 @@ fn norm(mode: Mode, x: u32, signed: bool) -> u32 {
     };
     let n = match n {
         Num::Fin(s, m, e) => Num::Fin(s, m * scale_k, e),
-        Num::Inf(s) => Num::Inf(s),
         other => other,
     };
-    (to_int(n, Round::NearestEven, lo, hi) as u32) & 0xffff
+    to_int(n, Round::NearestEven, lo, hi) as u16
+}
+
+fn norm(mode: Mode, x: u32, signed: bool) -> u32 {
+    let env = env32(mode);
+    norm_num(unpack(F32, x as u64, !env.keep_in), signed) as u32
+}
+
+/// An f16 source of the norm conversions, decoded with the f16 field's input flush (rule
+/// `f16.denorm.unary`, measured for the other conversions from f16).
+fn unpack16_in(mode: Mode, x: u16) -> Num {
+    unpack(F16, x as u64, !env16_64(mode).keep_in)
 }
 
 /// `v_cvt_pknorm_i16_f32`: each source clamped to [-1, 1], scaled by 32767 and rounded to
@@ -512,6 +525,30 @@ pub fn cvt_pknorm_i16_f32(mode: Mode, a: u32, b: u32) -> u32 {
 /// nearest even (rule `cvt.pknorm`).
 pub fn cvt_pknorm_u16_f32(mode: Mode, a: u32, b: u32) -> u32 {
     norm(mode, a, false) | norm(mode, b, false) << 16
+}
+/// `v_cvt_norm_i16_f16`: the f16 `x` clamped to [-1, 1], scaled by 32767 and rounded to
+/// nearest even, as a signed 16-bit integer; NaN gives 0; a denormal `x` is read as zero
+/// when bit 0 of the f16 field is clear.
+///
+/// Rule `cvt.norm_f16` (inferred from `cvt.pknorm`: widening f16 to f32 is exact, so the
+/// f32 rule applies to the same value), `f16.denorm.unary`.
+pub fn cvt_norm_i16_f16(mode: Mode, x: u16) -> i16 {
+    norm_num(unpack16_in(mode, x), true) as i16
+}
+/// `v_cvt_norm_u16_f16`: the f16 `x` clamped to [0, 1], scaled by 65535 and rounded to
+/// nearest even; NaN gives 0 (rules of [`cvt_norm_i16_f16`]).
+pub fn cvt_norm_u16_f16(mode: Mode, x: u16) -> u16 {
+    norm_num(unpack16_in(mode, x), false)
+}
+/// `v_cvt_pknorm_i16_f16`: [`cvt_norm_i16_f16`] of `a` in the low half and of `b` in the
+/// high half (rule `cvt.norm_f16`).
+pub fn cvt_pknorm_i16_f16(mode: Mode, a: u16, b: u16) -> u32 {
+    cvt_norm_i16_f16(mode, a) as u16 as u32 | (cvt_norm_i16_f16(mode, b) as u16 as u32) << 16
+}
+/// `v_cvt_pknorm_u16_f16`: [`cvt_norm_u16_f16`] of `a` in the low half and of `b` in the
+/// high half (rule `cvt.norm_f16`).
+pub fn cvt_pknorm_u16_f16(mode: Mode, a: u16, b: u16) -> u32 {
+    cvt_norm_u16_f16(mode, a) as u32 | (cvt_norm_u16_f16(mode, b) as u32) << 16
 }
 /// `v_cvt_pk_u8_f32`: `x` rounded in the f32 round mode and saturated to [0, 255] is
 /// written into byte `sel[1:0]` of `acc` (rule `cvt.pk_u8`: Mesa ACO marks this

@@ -8,7 +8,8 @@
 
 use super::arith::{env16_64, env32, g_fma, ovfl16, widen16};
 use super::core::{
-    first_nan, product, round_pack, scale, sum_num, unpack, Env, Fmt, Num, F16, F32, F64,
+    first_nan, pack_exact, product, round_pack, scale, sum_num, unpack, Env, Fmt, Num, F16, F32,
+    F64,
 };
 use super::mode::{Mode, Round};
 
@@ -509,6 +510,70 @@ pub fn cubema_f32(mode: Mode, x: u32, y: u32, z: u32) -> u32 {
         return cube_nan(mode, m);
     }
     super::arith::mul_f32(mode, 0x4000_0000, m)
+}
+
+// ---------------------------------------------------------------------------------------
+// Trigonometric range reduction.
+
+/// The first 1184 fraction bits of 2/pi, most significant first (2/pi = 0.a2f9836e...
+/// in hexadecimal), the length of the table LLVM's constant folder uses for
+/// `llvm.amdgcn.trig.preop`. A mathematical constant: recomputed for this model with
+/// mpmath at 1400 bits of precision, and equal to LLVM's table word for word.
+const TWO_OVER_PI: [u32; 37] = [
+    0xa2f9836e, 0x4e441529, 0xfc2757d1, 0xf534ddc0, 0xdb629599, 0x3c439041, 0xfe5163ab, 0xdebbc561,
+    0xb7246e3a, 0x424dd2e0, 0x06492eea, 0x09d1921c, 0xfe1deb1c, 0xb129a73e, 0xe88235f5, 0x2ebb4484,
+    0xe99c7026, 0xb45f7e41, 0x3991d639, 0x835339f4, 0x9c845f8b, 0xbdf9283b, 0x1ff897ff, 0xde05980f,
+    0xef2f118b, 0x5a0a6d1f, 0x6d367ecf, 0x27cb09b7, 0x4f463f66, 0x9e5fea2d, 0x7527bac7, 0xebe5f17b,
+    0x3d0739f7, 0x8a5292ea, 0x6bfb5fb1, 0x1f8d5d08, 0x56033046,
+];
+
+/// `v_trig_preop_f64`: 53 bits of 2/pi for Payne-Hanek range reduction of `x`.
+///
+/// Following the AMD ISA guide's pseudo-code (RDNA 3, V_TRIG_PREOP_F64): the bit offset
+/// into the fraction of 2/pi is `shift = 53 * seg[4:0]`, plus `E - 1077` when the biased
+/// exponent `E` of `x` exceeds 1077; the 53 fraction bits from that offset, read as an
+/// integer, are scaled by `2^(-53 - shift)`, or by `2^(75 - shift)` when `E >= 1968` (the
+/// guide scales very large inputs up so their segments do not become denormal). The
+/// sign of `x` is not used and the result is never negative.
+///
+/// Where the guide's 1201-bit constant and the hardware's table may differ, this follows
+/// LLVM's constant folder (llvm/llvm-project,
+/// llvm/lib/Target/AMDGPU/AMDGPUInstCombineIntrinsic.cpp, `Intrinsic::amdgcn_trig_preop`,
+/// whose comment calls it hardware behaviour): a segment whose 96-bit window would run
+/// past the 1184-bit table (`shift >= 1120`) gives +0. A result below the f64 normal
+/// range is truncated, as the guide says ("Rounding is round-to-zero"), and flushed to +0
+/// when the f64 denormal field flushes results. LLVM's folder rounds such results to
+/// nearest, but inside the table the two agree: the cut always falls at the same bit of
+/// 2/pi, the one of weight 2^-1075, which is 0 (checked for every shift from 1022 to 1119).
+///
+/// Returns `None` for a NaN `x`: the pseudo-code reads only its exponent (giving a
+/// segment) while LLVM's folder returns the quieted NaN, so nothing says which the
+/// hardware does. Rule `trig.preop` (documented), `f64.denorm.field` (inferred).
+pub fn trig_preop_f64(mode: Mode, x: u64, seg: u32) -> Option<u64> {
+    if F64.is_nan(x) {
+        return None;
+    }
+    let exp = biased_exp(F64, x) as u32;
+    let mut shift = (seg & 31) * 53;
+    if exp > 1077 {
+        shift += exp - 1077;
+    }
+    let word = (shift / 32) as usize;
+    if word + 2 >= TWO_OVER_PI.len() {
+        return Some(0);
+    }
+    // Bits 32*word .. 32*word + 96 of the fraction, most significant first; the 53 bits
+    // from `shift` end `43 - shift % 32` places above the window's bottom.
+    let window = (TWO_OVER_PI[word] as u128) << 64
+        | (TWO_OVER_PI[word + 1] as u128) << 32
+        | TWO_OVER_PI[word + 2] as u128;
+    let bits = (window >> (43 - shift % 32)) & ((1u128 << 53) - 1);
+    let mut k = -53 - shift as i32;
+    if exp >= 1968 {
+        k += 128;
+    }
+    let keep_out = env16_64(mode).keep_out;
+    Some(pack_exact(F64, false, bits, k, Round::TowardZero, keep_out).bits)
 }
 
 // ---------------------------------------------------------------------------------------
