@@ -134,8 +134,8 @@ impl Ctx<'_> {
                 self.sread(op, Ty::B32)? as u64
             }
             // The shared aperture as the model routes flat addresses (rule `flat.shared_aperture`: base and
-            // limit measured on gfx1035). Only the 64-bit reads are modelled: LLVM reads these sources as 64
-            // bits, noting that the 32-bit form does not give the base.
+            // limit measured on gfx1035). Only the 64-bit reads are modelled; which dword a 32-bit read gives
+            // is not measured.
             Operand::SharedBase => (super::mem_ops::SHARED_APERTURE_HI as u64) << 32,
             Operand::SharedLimit => (super::mem_ops::SHARED_APERTURE_HI as u64) << 32 | 0xffff_ffff,
             other => match sreg_index(other) {

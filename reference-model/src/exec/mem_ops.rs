@@ -492,17 +492,12 @@ fn smem(cx: &mut Ctx, inst: &Instruction, pc: usize) -> Result<(), BackendError>
             "scratch needs a private segment, which the job ABIs do not set up",
         ));
     }
-    let n = if kind == SmemKind::Atomic {
-        let wide = name.ends_with("_x2");
-        let cmpswap = name.contains("cmpswap");
-        (1 + wide as usize) * (1 + cmpswap as usize)
-    } else {
-        ["x16", "x8", "x4", "x2"]
-            .iter()
-            .zip([16, 8, 4, 2])
-            .find(|(sfx, _)| name.ends_with(**sfx))
-            .map_or(1, |(_, n)| n)
-    };
+    // Dwords of memory touched: the load/store width, or an atomic's element (two for the _x2 forms).
+    let n = ["x16", "x8", "x4", "x2"]
+        .iter()
+        .zip([16, 8, 4, 2])
+        .find(|(sfx, _)| name.ends_with(**sfx))
+        .map_or(1, |(_, n)| n);
     let Some(Operand::Sgpr { first: base, .. }) = inst.operand(Role::Sbase) else {
         return Err(unsupported(inst, pc, "SMEM base is not an SGPR range"));
     };
@@ -562,58 +557,27 @@ fn smem(cx: &mut Ctx, inst: &Instruction, pc: usize) -> Result<(), BackendError>
             }
         }
         SmemKind::Atomic => {
-            // Scalar atomics are the buffer atomics of the same name applied once (RDNA 1 ISA guide, SMEM
-            // atomics; rule `smem.atomics`): data (and compare data after it) in SDATA, the old value back to
+            // Scalar atomics as the buffer atomics of the same name applied once (rule `smem.atomics`,
+            // inferred from the names): data (and compare data after it) in SDATA, the old value back to
             // SDATA with GLC.
             let twin = format!(
                 "buffer_{}",
                 name.trim_start_matches("s_").trim_start_matches("buffer_")
             );
-            let op = crate::isa::ALL_OPS
-                .iter()
-                .copied()
-                .find(|o| o.mnemonic() == twin)
+            let op = Op::from_mnemonic(&twin)
                 .ok_or_else(|| unsupported(inst, pc, "no buffer atomic of the same name"))?;
-            let wide = name.ends_with("_x2");
-            let dw = if wide { 2 } else { 1 };
-            let get = |cx: &Ctx, r: usize| {
-                let lo = cx.wave.sget(r) as u64;
-                if wide {
-                    lo | (cx.wave.sget(r + 1) as u64) << 32
-                } else {
-                    lo
-                }
-            };
-            let d0 = get(cx, data);
-            let d1 = if name.contains("cmpswap") {
-                get(cx, data + dw)
-            } else {
-                0
-            };
-            let old = read(cx, addresses[0])? as u64
-                | if wide {
-                    (read(cx, addresses[1])? as u64) << 32
-                } else {
-                    0
-                };
-            let mode = crate::float::Mode::from_hwreg(cx.wave.mode);
-            let new = if wide {
-                atomic64(op, old, d0, d1, mode)
-            } else {
-                atomic32(op, old as u32, d0 as u32, d1 as u32, mode).map(u64::from)
-            }
-            .ok_or_else(|| unsupported(inst, pc, "atomic operation not modelled"))?;
-            for (i, &a) in addresses.iter().take(dw).enumerate() {
-                if let Some(a) = a {
-                    cx.mem
-                        .write_u32(a, (new >> (32 * i)) as u32)
-                        .map_err(|e| fault(e, pc, name))?;
-                }
-            }
+            let atomic = MemAtomic::new(cx, op);
+            let d = atomic.operands(data, |r| cx.wave.sget(r));
+            // The element is written only when all of it lies within the buffer, as for the vector forms.
+            let element = addresses
+                .iter()
+                .all(Option::is_some)
+                .then_some(addresses[0])
+                .flatten();
+            let old = atomic.update(cx, inst, pc, element, d)?;
             if f.glc {
-                cx.wave.sset(data, old as u32);
-                if wide {
-                    cx.wave.sset(data + 1, (old >> 32) as u32);
+                for i in 0..atomic.dwords() {
+                    cx.wave.sset(data + i, (old >> (32 * i)) as u32);
                 }
             }
         }
@@ -865,16 +829,15 @@ fn buffer(cx: &mut Ctx, inst: &Instruction, pc: usize) -> Result<(), BackendErro
     }
 
     if name.starts_with("buffer_atomic") {
-        let mode = crate::float::Mode::from_hwreg(cx.wave.mode);
         let data = vreg(inst, Role::Vdata, pc)?;
         // The returned value overwrites the data registers (GCN/RDNA buffer atomic convention).
         let rtn = returns(inst.op, f.glc).then_some(data);
-        let bytes = if name.ends_with("_x2") { 8 } else { 4 };
+        let atomic = MemAtomic::new(cx, inst.op);
         for lane in (0..lanes).filter(|l| exec >> l & 1 == 1) {
             let a = access(cx, lane);
-            let p = piece(&v, &a, 0, bytes);
+            let p = piece(&v, &a, 0, 4 * atomic.dwords() as u32);
             let at = p.in_range.then_some(p.address);
-            lane_atomic(cx, inst, pc, lane, at, data, rtn, mode)?;
+            atomic.lane(cx, (inst, pc), lane, at, data, rtn)?;
         }
         return Ok(());
     }
@@ -941,16 +904,16 @@ fn global(cx: &mut Ctx, inst: &Instruction, pc: usize) -> Result<(), BackendErro
     };
     let Some((w, store)) = width_of(inst.op) else {
         if name.contains("atomic") {
-            let mode = crate::float::Mode::from_hwreg(cx.wave.mode);
-            let data = vreg(inst, Role::Vdata, pc)?;
             let rtn = if returns(inst.op, f.glc) {
                 Some(vreg(inst, Role::Vdst, pc)?)
             } else {
                 None
             };
+            let data = vreg(inst, Role::Vdata, pc)?;
+            let atomic = MemAtomic::new(cx, inst.op);
             for lane in (0..lanes).filter(|l| exec >> l & 1 == 1) {
                 let a = address(cx, lane);
-                lane_atomic(cx, inst, pc, lane, Some(a), data, rtn, mode)?;
+                atomic.lane(cx, (inst, pc), lane, Some(a), data, rtn)?;
             }
             return Ok(());
         }
@@ -1304,12 +1267,8 @@ fn ds(cx: &mut Ctx, inst: &Instruction, pc: usize) -> Result<(), BackendError> {
                 }
             }
             let (old, src) = (cx.lds.read(a, bytes), cx.lds.read(b, bytes));
-            let new = if bytes == 8 {
-                atomic64(inst.op, old, src, 0, mode)
-            } else {
-                atomic32(inst.op, old as u32, src as u32, 0, mode).map(u64::from)
-            }
-            .ok_or_else(|| unsupported(inst, pc, "src2 operation not modelled"))?;
+            let new = atomic(inst.op, bytes == 8, old, src, 0, mode)
+                .ok_or_else(|| unsupported(inst, pc, "src2 operation not modelled"))?;
             if cx.lds.in_range(a, bytes) {
                 cx.lds.write(a, bytes, new);
             }
@@ -1343,12 +1302,7 @@ fn ds(cx: &mut Ctx, inst: &Instruction, pc: usize) -> Result<(), BackendError> {
             | DsCmpstRtnF64
     );
     let rtn = returns(inst.op, false);
-    let probe = if is64 {
-        atomic64(inst.op, 0, 0, 0, mode).is_some()
-    } else {
-        atomic32(inst.op, 0, 0, 0, mode).is_some()
-    };
-    if !probe {
+    if atomic(inst.op, is64, 0, 0, 0, mode).is_none() {
         return Err(unsupported(inst, pc, "LDS instruction not modelled yet"));
     }
     for &lane in &active {
@@ -1426,69 +1380,99 @@ fn is64_name(name: &str) -> bool {
     name.ends_with("64")
 }
 
-/// One lane of a buffer, global or flat atomic: 64-bit for the `_x2` forms, compare-swap data after the source
-/// data. `address` None is a buffer access past NUM_RECORDS: it reads 0 and writes nothing (rule
-/// `buffer.out_of_range`); `rtn` is where the old value goes when GLC asks for it.
-#[allow(clippy::too_many_arguments)]
-fn lane_atomic(
-    cx: &mut Ctx,
-    inst: &Instruction,
-    pc: usize,
-    lane: usize,
-    address: Option<u64>,
-    data: usize,
-    rtn: Option<usize>,
-    mode: crate::float::Mode,
-) -> Result<(), BackendError> {
-    let name = op_name(inst.op);
-    let wide = name.ends_with("_x2");
-    let dw = if wide { 2 } else { 1 };
-    let get = |cx: &Ctx, r: usize| {
-        let lo = cx.wave.vget(r, lane) as u64;
-        if wide {
-            lo | (cx.wave.vget(r + 1, lane) as u64) << 32
-        } else {
-            lo
-        }
-    };
-    let d0 = get(cx, data);
-    let d1 = if name.contains("cmpswap") {
-        get(cx, data + dw)
+/// `atomic32` or `atomic64` by width: the new memory value, None where the operation is not modelled.
+fn atomic(op: Op, wide: bool, old: u64, d0: u64, d1: u64, mode: crate::float::Mode) -> Option<u64> {
+    if wide {
+        atomic64(op, old, d0, d1, mode)
     } else {
-        0
-    };
-    let old = match address {
-        Some(a) => {
-            let lo = cx.mem.read_u32(a).map_err(|e| fault(e, pc, name))? as u64;
-            if wide {
-                lo | (cx.mem.read_u32(a + 4).map_err(|e| fault(e, pc, name))? as u64) << 32
-            } else {
-                lo
+        atomic32(op, old as u32, d0 as u32, d1 as u32, mode).map(u64::from)
+    }
+}
+
+/// A buffer, global, flat or scalar atomic as one instruction applies it, worked out once per instruction:
+/// 64-bit for the `_x2` forms, compare data after the source data for the compare-swaps.
+struct MemAtomic {
+    op: Op,
+    wide: bool,
+    cmpswap: bool,
+    mode: crate::float::Mode,
+}
+
+impl MemAtomic {
+    fn new(cx: &Ctx, op: Op) -> MemAtomic {
+        let name = op_name(op);
+        MemAtomic {
+            op,
+            wide: name.ends_with("_x2"),
+            cmpswap: name.contains("cmpswap"),
+            mode: crate::float::Mode::from_hwreg(cx.wave.mode),
+        }
+    }
+
+    /// Dwords of one operand (the source data, the compare data, the memory element).
+    fn dwords(&self) -> usize {
+        1 + self.wide as usize
+    }
+
+    /// Reads the element at `address`, writes the updated value back and returns the old one. `None` is a
+    /// buffer element past NUM_RECORDS: it reads 0 and nothing is written (rule `buffer.out_of_range`).
+    fn update(
+        &self,
+        cx: &mut Ctx,
+        inst: &Instruction,
+        pc: usize,
+        address: Option<u64>,
+        (d0, d1): (u64, u64),
+    ) -> Result<u64, BackendError> {
+        let name = op_name(self.op);
+        let mut old = 0;
+        if let Some(a) = address {
+            for i in 0..self.dwords() as u64 {
+                old |= (cx.mem.read_u32(a + 4 * i).map_err(|e| fault(e, pc, name))? as u64)
+                    << (32 * i);
             }
         }
-        None => 0,
-    };
-    let new = if wide {
-        atomic64(inst.op, old, d0, d1, mode)
-    } else {
-        atomic32(inst.op, old as u32, d0 as u32, d1 as u32, mode).map(u64::from)
-    }
-    .ok_or_else(|| unsupported(inst, pc, "atomic operation not modelled"))?;
-    if let Some(a) = address {
-        cx.mem
-            .write_u32(a, new as u32)
-            .map_err(|e| fault(e, pc, name))?;
-        if wide {
-            cx.mem
-                .write_u32(a + 4, (new >> 32) as u32)
-                .map_err(|e| fault(e, pc, name))?;
+        let new = atomic(self.op, self.wide, old, d0, d1, self.mode)
+            .ok_or_else(|| unsupported(inst, pc, "atomic operation not modelled"))?;
+        if let Some(a) = address {
+            for i in 0..self.dwords() as u64 {
+                cx.mem
+                    .write_u32(a + 4 * i, (new >> (32 * i)) as u32)
+                    .map_err(|e| fault(e, pc, name))?;
+            }
         }
+        Ok(old)
     }
-    if let Some(r) = rtn {
-        cx.wave.vset(r, lane, old as u32);
-        if wide {
-            cx.wave.vset(r + 1, lane, (old >> 32) as u32);
+
+    /// The data (and compare data) starting at `first`, read by `reg`.
+    fn operands(&self, first: usize, reg: impl Fn(usize) -> u32) -> (u64, u64) {
+        let get =
+            |r: usize| (0..self.dwords()).fold(0u64, |v, i| v | (reg(r + i) as u64) << (32 * i));
+        let d1 = if self.cmpswap {
+            get(first + self.dwords())
+        } else {
+            0
+        };
+        (get(first), d1)
+    }
+
+    /// One lane of a vector atomic: data from VGPR `data`, the old value to `rtn` when GLC asks for it.
+    fn lane(
+        &self,
+        cx: &mut Ctx,
+        (inst, pc): (&Instruction, usize),
+        lane: usize,
+        address: Option<u64>,
+        data: usize,
+        rtn: Option<usize>,
+    ) -> Result<(), BackendError> {
+        let d = self.operands(data, |r| cx.wave.vget(r, lane));
+        let old = self.update(cx, inst, pc, address, d)?;
+        if let Some(r) = rtn {
+            for i in 0..self.dwords() {
+                cx.wave.vset(r + i, lane, (old >> (32 * i)) as u32);
+            }
         }
+        Ok(())
     }
-    Ok(())
 }

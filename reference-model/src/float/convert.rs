@@ -334,27 +334,26 @@ fn to_int(n: Num, dir: Round, lo: i64, hi: i64) -> i64 {
     }
 }
 
+/// A conversion toward zero saturating to [lo, hi] (NaN gives 0), the input flushed by the denormal field
+/// of its format (f32, or the shared f16/f64 one).
+fn trunc_sat(mode: Mode, f: Fmt, x: u64, lo: i64, hi: i64) -> i64 {
+    let keep_in = if f == F32 {
+        env32(mode).keep_in
+    } else {
+        env16_64(mode).keep_in
+    };
+    to_int(unpack(f, x, !keep_in), Round::TowardZero, lo, hi)
+}
+
 /// `v_cvt_i32_f32`: toward zero, saturating, NaN gives 0; the input is flushed by the
 /// f32 field (rules `cvt.float_to_int` documented, `f32.denorm.arith`).
 pub fn cvt_i32_f32(mode: Mode, x: u32) -> i32 {
-    let env = env32(mode);
-    to_int(
-        unpack(F32, x as u64, !env.keep_in),
-        Round::TowardZero,
-        i32::MIN as i64,
-        i32::MAX as i64,
-    ) as i32
+    trunc_sat(mode, F32, x as u64, i32::MIN as i64, i32::MAX as i64) as i32
 }
 /// `v_cvt_u32_f32`: toward zero, saturating to [0, 2^32 - 1], NaN gives 0 (rules of
 /// [`cvt_i32_f32`]).
 pub fn cvt_u32_f32(mode: Mode, x: u32) -> u32 {
-    let env = env32(mode);
-    to_int(
-        unpack(F32, x as u64, !env.keep_in),
-        Round::TowardZero,
-        0,
-        u32::MAX as i64,
-    ) as u32
+    trunc_sat(mode, F32, x as u64, 0, u32::MAX as i64) as u32
 }
 /// A NaN converted by `v_cvt_flr_i32_f32` / `v_cvt_rpi_i32_f32` saturates by its sign: 0x7fffffff for a
 /// positive NaN, 0x80000000 for a negative one (rule `cvt.flr_rpi_nan_sign`, measured in the peer corpus).
@@ -399,44 +398,20 @@ pub fn cvt_rpi_i32_f32(mode: Mode, x: u32) -> i32 {
 }
 /// `v_cvt_i32_f64`: toward zero, saturating, NaN gives 0; input flushed by the f64 field.
 pub fn cvt_i32_f64(mode: Mode, x: u64) -> i32 {
-    let env = env16_64(mode);
-    to_int(
-        unpack(F64, x, !env.keep_in),
-        Round::TowardZero,
-        i32::MIN as i64,
-        i32::MAX as i64,
-    ) as i32
+    trunc_sat(mode, F64, x, i32::MIN as i64, i32::MAX as i64) as i32
 }
 /// `v_cvt_u32_f64`: toward zero, saturating, NaN gives 0.
 pub fn cvt_u32_f64(mode: Mode, x: u64) -> u32 {
-    let env = env16_64(mode);
-    to_int(
-        unpack(F64, x, !env.keep_in),
-        Round::TowardZero,
-        0,
-        u32::MAX as i64,
-    ) as u32
+    trunc_sat(mode, F64, x, 0, u32::MAX as i64) as u32
 }
 /// `v_cvt_i16_f16`: toward zero, saturating to i16, NaN gives 0 (input flushed by the f16
 /// field, rule `f16.denorm.unary`).
 pub fn cvt_i16_f16(mode: Mode, x: u16) -> i16 {
-    let env = env16_64(mode);
-    to_int(
-        unpack(F16, x as u64, !env.keep_in),
-        Round::TowardZero,
-        i16::MIN as i64,
-        i16::MAX as i64,
-    ) as i16
+    trunc_sat(mode, F16, x as u64, i16::MIN as i64, i16::MAX as i64) as i16
 }
 /// `v_cvt_u16_f16`: toward zero, saturating to u16, NaN gives 0.
 pub fn cvt_u16_f16(mode: Mode, x: u16) -> u16 {
-    let env = env16_64(mode);
-    to_int(
-        unpack(F16, x as u64, !env.keep_in),
-        Round::TowardZero,
-        0,
-        u16::MAX as i64,
-    ) as u16
+    trunc_sat(mode, F16, x as u64, 0, u16::MAX as i64) as u16
 }
 
 fn from_int(f: Fmt, v: i64, rm: Round) -> u64 {

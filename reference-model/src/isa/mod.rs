@@ -188,6 +188,15 @@ impl Op {
     pub fn facts(self) -> OpFacts {
         op::FACTS[self as usize]
     }
+
+    /// The operation LLVM spells `mnemonic` (no form suffix), if gfx1013 or gfx1030 has one. The generated
+    /// mnemonic table is sorted, so this is a binary search.
+    pub fn from_mnemonic(mnemonic: &str) -> Option<Op> {
+        op::MNEMONICS
+            .binary_search(&mnemonic)
+            .ok()
+            .map(|i| ALL_OPS[i])
+    }
 }
 
 /// Decodes the instruction starting at word `index`; its size in words is `Instruction::size`.
@@ -216,4 +225,17 @@ pub fn disassemble(target: Target, words: &[u32]) -> Result<String, DecodeError>
         s.push('\n');
     }
     Ok(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_op_is_found_by_its_mnemonic() {
+        for op in ALL_OPS {
+            assert_eq!(Op::from_mnemonic(op.mnemonic()), Some(op));
+        }
+        assert_eq!(Op::from_mnemonic("v_add_f32_e64"), None);
+    }
 }
