@@ -262,6 +262,7 @@ pub fn attach_rules(summary: &mut Summary) {
                 name: r.name.to_string(),
                 status: match r.status {
                     Status::Measured => "measured",
+                    Status::PeerPinned => "peer-pinned",
                     Status::Documented => "documented",
                     Status::Inferred => "inferred",
                 }

@@ -19,6 +19,9 @@
 pub enum Status {
     /// Measured on RDNA hardware (the evidence names where).
     Measured,
+    /// Taken from a peer project's test values that were pinned from runs on RDNA2 hardware (the evidence names
+    /// the peer rows): hardware-backed, but measured by someone else with a harness this project has not audited.
+    PeerPinned,
     /// Stated by AMD or LLVM/Mesa documentation or sources, not measured here.
     Documented,
     /// The model's best guess, neither measured nor documented.
@@ -47,7 +50,7 @@ const fn r(name: &'static str, status: Status, text: &'static str, evidence: &'s
     }
 }
 
-use Status::{Documented, Inferred, Measured};
+use Status::{Documented, Inferred, Measured, PeerPinned};
 
 /// Every registered rule.
 pub static RULES: &[Rule] = &[
@@ -173,7 +176,7 @@ pub static RULES: &[Rule] = &[
     r("minmax.nan.ieee1", Measured,
       "With IEEE 1, a signalling NaN operand is returned quieted (src0 checked first); a quiet NaN operand gives the other operand.",
       "Seed 001: gfx1035 over all combinations of zeros, ones, infinities, denormals, quiet and signalling NaNs; peer corpus F32MinMaxNan IEEE case."),
-    r("minmax.signed_zero", Measured,
+    r("minmax.signed_zero", PeerPinned,
       "min/max order -0 below +0.",
       "Peer corpus F32MinMaxNan (pinned on RDNA2): min(+0, -0) = -0, max(-0, +0) = +0."),
     r("minmax.denorm_inputs", Measured,
@@ -221,7 +224,7 @@ pub static RULES: &[Rule] = &[
     r("cvt.float_to_int", Documented,
       "Float to integer conversions round as named (toward zero, floor, floor(x + 0.5)) and saturate to the integer range; v_cvt_i32/u32 give 0 for NaN; v_cvt_flr_i32_f32 and v_cvt_rpi_i32_f32 saturate a NaN by its sign (rule cvt.flr_rpi_nan_sign).",
       "RDNA 2 ISA guide, V_CVT_I32_F32 and friends; peer corpus F32DenormalFlush row 14 column 13: v_cvt_flr_i32_f32 of 0x7fc00000 is 0x7fffffff."),
-    r("cvt.flr_rpi_nan_sign", Measured,
+    r("cvt.flr_rpi_nan_sign", PeerPinned,
       "v_cvt_flr_i32_f32 and v_cvt_rpi_i32_f32 turn a NaN into the saturation value of its sign: 0x7fffffff for a positive NaN, 0x80000000 for a negative one.",
       "Peer suite peer-vop1-vop2-integer (Vop1Vop2Integer, pinned on RDNA2), columns 9 and 10: inputs 7fc00000 and 7f800001 give 7fffffff, ffc00000, ff800001, fffffffe, ffff890b, ffff5884 and ffffffff give 80000000; peer-f32-denormal-flush row 14 column 13: 7fc00000 gives 7fffffff."),
     r("cvt.pknorm", Inferred,
@@ -285,13 +288,13 @@ pub static RULES: &[Rule] = &[
     r("salu.movrel_range", Inferred,
       "s_movrels/s_movreld with an index past the SGPR file read 0 and drop the write.",
       "Not measured; chosen so an out-of-range index never corrupts TTMP, M0 or EXEC."),
-    r("salu.bfe_signed_shift", Measured,
+    r("salu.bfe_signed_shift", PeerPinned,
       "s_bfe_i32/i64 shift S0 arithmetically, so a field that runs past the top bit (offset + width beyond the register, width up to 127) takes the sign of S0; width 0 gives 0. v_bfe_i32 is modelled the same way (inferred for the VALU form).",
       "peer-scalar-sop2 columns 43 (bfe_i32) and 58/59 (bfe_i64), pinned on RDNA2: e.g. S0 a161d909 with offset 31 and width 64 gives ffffffff."),
-    r("salu.saveexec_width", Measured,
+    r("salu.saveexec_width", PeerPinned,
       "The _b64 saveexec/wrexec forms read and write the whole EXEC pair and a 64-bit destination, the _b32 forms EXEC_LO and one SGPR, whatever the wave size.",
       "peer-scalar-sop1 (wave32 kernel running the _b64 forms, columns 89-159), pinned on RDNA2."),
-    r("valu.d16_preserve", Measured,
+    r("valu.d16_preserve", PeerPinned,
       "A 16-bit VALU result is written to the low half of the destination (or the high half with VOP3 op_sel[3]) and the other half keeps its value.",
       "peer-float16-rounding (f16 results keep the destination's high half), pinned on RDNA2; the same rule for 16-bit integer results is inferred."),
     r("valu.mask_inactive_zero", Documented,
@@ -306,9 +309,9 @@ pub static RULES: &[Rule] = &[
     r("valu.readfirstlane_empty_exec", Documented,
       "v_readfirstlane_b32 with EXEC zero reads lane 0.",
       "AMD Vega ISA section 12.8, V_READFIRSTLANE_B32 (cited by seed 000); not measured on RDNA."),
-    r("valu.readlane_wrap", Measured,
+    r("valu.readlane_wrap", Inferred,
       "v_readlane_b32 / v_writelane_b32 take the lane select modulo the wave size.",
-      "peer-read-lane: lane select 37 and 69 read lane 5 in wave32."),
+      "Not measured: peer-read-lane (lane selects 37 and 69 read lane 5 in wave32) is a peer-formula suite, its expectation the peer's own formula. LLVM's AMDGPU backend folds readlane lane selects modulo the wave size; the oracle template that settles it runs v_readlane_b32 with selects 32..127 in wave32 and 64..127 in wave64."),
     r("valu.movrel_range", Measured,
       "v_movrel* with an index (base register + M0) at or past the register window read v0 and drop the write.",
       "Seed 000 (relative addressing entry): M0 is unsigned; measured on RDNA2 gfx1035 (agc_driver_relative_indexing). The model's window is the whole v0..v255 file."),
@@ -318,7 +321,7 @@ pub static RULES: &[Rule] = &[
     r("dpp.invalid_source", Documented,
       "A DPP16 source lane outside the row, or inactive without fetch-inactive (fi), reads 0 when bound_ctrl is set and otherwise disables the lane's write; row_mask/bank_mask-disabled lanes keep their value.",
       "RDNA 2 ISA guide, DPP16 (bound_ctrl, fi, row_mask, bank_mask); peer-dpp16-row-share-xmask."),
-    r("dpp8.inactive_source", Measured,
+    r("dpp8.inactive_source", PeerPinned,
       "DPP8: lane i reads lane (i & ~7) + sel[i & 7]; without fi an inactive source lane reads 0; inactive destination lanes keep their value.",
       "peer-dpp8 (Dpp8, pinned on RDNA2), columns 8-11 run with EXEC 0x5a5af0f3."),
     r("sdwa.select_merge", Documented,
