@@ -311,7 +311,7 @@ pub static RULES: &[Rule] = &[
       "AMD Vega ISA section 12.8, V_READFIRSTLANE_B32 (cited by seed 000); not measured on RDNA."),
     r("valu.readlane_wrap", Inferred,
       "v_readlane_b32 / v_writelane_b32 take the lane select modulo the wave size.",
-      "Not measured: peer-read-lane (lane selects 37 and 69 read lane 5 in wave32) is a peer-formula suite, its expectation the peer's own formula. LLVM's AMDGPU backend folds readlane lane selects modulo the wave size; the oracle template that settles it runs v_readlane_b32 with selects 32..127 in wave32 and 64..127 in wave64."),
+      "Not measured: peer-read-lane (lane selects 37 and 69 read lane 5 in wave32) is a peer-formula suite, its expectation the peer's own formula. The oracle template that settles it runs v_readlane_b32 with selects 32..127 in wave32 and 64..127 in wave64."),
     r("valu.movrel_range", Measured,
       "v_movrel* with an index (base register + M0) at or past the register window read v0 and drop the write.",
       "Seed 000 (relative addressing entry): M0 is unsigned; measured on RDNA2 gfx1035 (agc_driver_relative_indexing). The model's window is the whole v0..v255 file."),
