@@ -472,6 +472,15 @@ pub static SUITES: &[(&str, &[&str])] = &[
     ("ds.swizzle_modes", &["peer-ds-swizzle"]),
 ];
 
+/// For each rule that is not `Measured`, the measurement that would settle it: the oracle template (instruction,
+/// float mode, operand classes, what is read back) that an RDNA owner can run with `oracle collect`.
+pub static SETTLE: &[(&str, &str)] = &[];
+
+/// The template that would settle rule `name`, if one is listed.
+pub fn settle_of(name: &str) -> Option<&'static str> {
+    SETTLE.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
+}
+
 /// The suites that exercise rule `name` (empty when none of the bundled data does).
 pub fn suites_of(name: &str) -> &'static [&'static str] {
     SUITES
