@@ -32,10 +32,6 @@ fn cases() -> Vec<(&'static str, Def)> {
             let (r, c) = i[0].overflowing_add(i[1]);
             [r, c as u32, 0, 0]
         }),
-        ("v_add_co_u32 v10, {sd}, v4, v5 clamp\nv_cndmask_b32_e64 v11, 0, 1, {sd}", |i, _| {
-            let (_, c) = i[0].overflowing_add(i[1]);
-            [i[0].saturating_add(i[1]), c as u32, 0, 0]
-        }),
         ("v_sub_co_u32 v10, {sd}, v4, v5\nv_cndmask_b32_e64 v11, 0, 1, {sd}", |i, _| {
             [i[0].wrapping_sub(i[1]), (i[1] > i[0]) as u32, 0, 0]
         }),

@@ -11,6 +11,7 @@
 
 pub mod buffer;
 mod ctx;
+mod fields;
 mod lds;
 mod mem_ops;
 pub mod memory;
@@ -217,6 +218,23 @@ fn run_group(
             w.at_barrier = false;
         }
     }
+}
+
+/// Executes one decoded instruction on `wave` with no guest memory and an empty LDS of `lds_bytes`: the
+/// entry point of instruction-level tests and fuzzers, which set the registers themselves. The wave's pc is
+/// advanced past the instruction; memory instructions fault.
+pub fn step(wave: &mut Wave, inst: &Instruction, lds_bytes: usize) -> Result<(), BackendError> {
+    let mut mem = GuestMemory::new();
+    let mut lds = lds::Lds::new(lds_bytes);
+    let pc = wave.pc;
+    wave.pc = pc + inst.size as usize;
+    wave.executed += 1;
+    Ctx {
+        wave,
+        mem: &mut mem,
+        lds: &mut lds,
+    }
+    .step(inst, pc)
 }
 
 /// The reference model as a conformance backend.

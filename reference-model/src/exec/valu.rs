@@ -157,6 +157,15 @@ impl<'i> Io<'i> {
             .ok_or_else(|| self.err(&format!("no {role:?} operand")))
     }
 
+    /// The lane src0 of `lane` is read from: the DPP-selected lane, `None` for DPP16's bound_ctrl zero, the lane
+    /// itself in the other forms.
+    pub fn src_lane(&self, lane: usize) -> Option<usize> {
+        match &self.dpp_src {
+            Some(map) => map[lane].map(usize::from),
+            None => Some(lane),
+        }
+    }
+
     /// Lanes that write, ascending.
     pub fn active(&self) -> impl Iterator<Item = usize> + '_ {
         (0..self.lanes).filter(|l| self.write >> l & 1 == 1)
@@ -557,16 +566,24 @@ fn int32(op: Op, a: u32, b: u32, c: u32, clamp: bool) -> Option<u32> {
         Op::VPermB32 => (0..4)
             .map(|i| perm_byte(a, b, c >> (8 * i)) << (8 * i))
             .fold(0, |x, y| x | y),
-        Op::VSadU8 => sad_bytes(a, b, c, false),
-        Op::VSadHiU8 => (sad_bytes(a, b, 0, false) << 16).wrapping_add(c),
-        Op::VMsadU8 => sad_bytes(a, b, c, true),
-        Op::VSadU16 => {
-            let s: u32 = (0..2)
-                .map(|i| ((a >> (16 * i)) as u16).abs_diff((b >> (16 * i)) as u16) as u32)
-                .sum();
-            s.wrapping_add(c)
+        // With clamp the unsigned sum saturates at 0xffffffff (rule valu.sad_clamp, peer-pinned).
+        Op::VSadU8 | Op::VSadHiU8 | Op::VMsadU8 | Op::VSadU16 | Op::VSadU32 => {
+            let sad = match op {
+                Op::VSadU8 => sad_bytes(a, b, 0, false) as u64,
+                Op::VSadHiU8 => (sad_bytes(a, b, 0, false) as u64) << 16,
+                Op::VMsadU8 => sad_bytes(a, b, 0, true) as u64,
+                Op::VSadU16 => (0..2)
+                    .map(|i| ((a >> (16 * i)) as u16).abs_diff((b >> (16 * i)) as u16) as u64)
+                    .sum(),
+                _ => a.abs_diff(b) as u64,
+            };
+            let r = sad + c as u64;
+            if clamp {
+                sat_u32(r)
+            } else {
+                r as u32
+            }
         }
-        Op::VSadU32 => a.abs_diff(b).wrapping_add(c),
         Op::VLerpU8 => (0..4)
             .map(|i| {
                 let (x, y, z) = (
@@ -714,6 +731,16 @@ fn pk16(op: Op, a: u16, b: u16, c: u16, clamp: bool) -> Option<u16> {
     })
 }
 
+/// Is `op` one of the integer compares?
+pub(super) fn is_int_cmp(op: Op) -> bool {
+    int_cmp(op).is_some()
+}
+
+/// Is `op` one of the 32-bit integer operations of the common path (VOP1/VOP2/VOP3 integer ALU)?
+pub(super) fn is_int_op(op: Op) -> bool {
+    int32(op, 0, 0, 0, false).is_some()
+}
+
 /// An integer compare: width in bits, signedness, predicate, and whether it writes EXEC (v_cmpx).
 type IntCmp = (u32, bool, fn(i128, i128) -> bool, bool);
 
@@ -839,6 +866,7 @@ pub(super) fn finish_compare(
 }
 
 pub(super) fn exec(cx: &mut Ctx, inst: &Instruction, pc: usize) -> Result<(), BackendError> {
+    super::fields::check(inst, pc)?;
     let io = Io::new(cx, inst, pc)?;
     let op = inst.op;
     let (has1, has2) = (
@@ -922,9 +950,9 @@ pub(super) fn exec(cx: &mut Ctx, inst: &Instruction, pc: usize) -> Result<(), Ba
         | Op::VAddCoCiU32
         | Op::VSubCoCiU32
         | Op::VSubrevCoCiU32 => {
+            // clamp is refused for these (exec/fields.rs): nothing documents the carry-out of a clamped sum.
             let carry_in = matches!(op, Op::VAddCoCiU32 | Op::VSubCoCiU32 | Op::VSubrevCoCiU32);
             let cin = if carry_in { io.read_cond(cx)? } else { 0 };
-            let clamp = io.clamp();
             let mut carry = 0u64;
             let mut out = Vec::with_capacity(64);
             for lane in io.active() {
@@ -936,30 +964,12 @@ pub(super) fn exec(cx: &mut Ctx, inst: &Instruction, pc: usize) -> Result<(), Ba
                 let (v, co) = match op {
                     Op::VAddCoU32 | Op::VAddCoCiU32 => {
                         let r = a + b + c;
-                        (if clamp { sat_u32(r) } else { r as u32 }, r >> 32 != 0)
+                        (r as u32, r >> 32 != 0)
                     }
                     Op::VSubCoU32 | Op::VSubCoCiU32 => {
-                        let borrow = b + c > a;
-                        (
-                            if clamp && borrow {
-                                0
-                            } else {
-                                a.wrapping_sub(b).wrapping_sub(c) as u32
-                            },
-                            borrow,
-                        )
+                        (a.wrapping_sub(b).wrapping_sub(c) as u32, b + c > a)
                     }
-                    _ => {
-                        let borrow = a + c > b;
-                        (
-                            if clamp && borrow {
-                                0
-                            } else {
-                                b.wrapping_sub(a).wrapping_sub(c) as u32
-                            },
-                            borrow,
-                        )
-                    }
+                    _ => (b.wrapping_sub(a).wrapping_sub(c) as u32, a + c > b),
                 };
                 if co {
                     carry |= 1 << lane;
@@ -1175,9 +1185,18 @@ pub(super) fn exec(cx: &mut Ctx, inst: &Instruction, pc: usize) -> Result<(), Ba
             // An index at or past the register window reads v0 and drops the write (rule valu.movrel_range,
             // measured on RDNA2, seed 000). The window here is the whole v0..v255 file.
             let limit = super::state::VGPRS;
-            for lane in io.active() {
-                let v = cx.wave.vget(if src < limit { src } else { 0 }, lane);
-                if dst < limit {
+            let src = if src < limit { src } else { 0 };
+            // DPP picks the lane the (relatively addressed) source is read from, as for any VOP1 source
+            // (rules valu.movrel_dpp16, valu.movrel_dpp8).
+            let out: Vec<(usize, u32)> = io
+                .active()
+                .map(|lane| match io.src_lane(lane) {
+                    Some(l) => (lane, cx.wave.vget(src, l)),
+                    None => (lane, 0),
+                })
+                .collect();
+            if dst < limit {
+                for (lane, v) in out {
                     cx.wave.vset(dst, lane, v);
                 }
             }
@@ -1342,12 +1361,6 @@ pub(super) fn exec(cx: &mut Ctx, inst: &Instruction, pc: usize) -> Result<(), Ba
                 io.src(cx, Role::Src2, lane, Ty::B32)?
             } else {
                 0
-            };
-            // v_mov_b32 takes float modifiers as bit operations in its DPP/SDWA/VOP3 forms.
-            let a = if op == Op::VMovB32 {
-                fmods32(&io, 0, a)
-            } else {
-                a
             };
             out.push((lane, int32(op, a, b, c, clamp).unwrap_or(0)));
         }

@@ -92,6 +92,20 @@ fn float_cmp(op: Op) -> Option<(Cmp, u32, bool)> {
     }
 }
 
+/// Is `op` a float compare or class test (its result is a lane mask)?
+pub(super) fn is_compare(op: Op) -> bool {
+    float_cmp(op).is_some()
+        || matches!(
+            op,
+            Op::VCmpClassF32
+                | Op::VCmpxClassF32
+                | Op::VCmpClassF16
+                | Op::VCmpxClassF16
+                | Op::VCmpClassF64
+                | Op::VCmpxClassF64
+        )
+}
+
 /// What a float operation produces per lane.
 enum Out {
     F32(u32),
