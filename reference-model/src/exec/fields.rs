@@ -90,6 +90,8 @@ fn float_source_mask(op: Op) -> u8 {
         VCvtF32I32 | VCvtF32U32 | VCvtF64I32 | VCvtF64U32 | VCvtF16I16 | VCvtF16U16
         | VCvtF32Ubyte0 | VCvtF32Ubyte1 | VCvtF32Ubyte2 | VCvtF32Ubyte3 | VCvtOffF32I4 => 0,
         VPkFmacF16 | VDot2cF32F16 => 0,
+        VCmpClassF32 | VCmpxClassF32 | VCmpClassF16 | VCmpxClassF16 | VCmpClassF64
+        | VCmpxClassF64 => 0b001,
         _ => 0b111,
     }
 }
@@ -388,35 +390,32 @@ pub(super) fn check(inst: &Instruction, pc: usize) -> Result<(), BackendError> {
         Err(unsupported(inst, pc, &format!("{field} on {mn}: {why}")))
     };
     let m = inst.mods;
-    let per_source = |bits: u8, allowed: u8, name: &str| -> Option<String> {
-        let bad = bits & !allowed;
-        (bad != 0).then(|| format!("{name} on source {}", bad.trailing_zeros()))
+    let per_source = |bits: u8, allowed: u8, name: &str, kind: &'static str| {
+        source_field(bits, allowed, sources, name, kind)
     };
+    const NOT_16: &str = "the operand is not a packed or 16-bit source of this operation";
     const NOT_FLOAT: &str =
         "the model applies it only to float sources (no document defines it here)";
     match inst.encoding {
         Encoding::Vop3p => {
             let mix = matches!(op_kind(inst.op), Kind::Mix);
             let default_hi = if mix { 0 } else { 0b111 };
-            if let Some(f) = per_source(m.neg, h.neg_abs, "neg_lo") {
-                return refuse(f, NOT_FLOAT);
+            if let Some((f, why)) = per_source(m.neg, h.neg_abs, "neg_lo", NOT_FLOAT) {
+                return refuse(f, why);
             }
-            if let Some(f) = per_source(m.neg_hi, h.neg_hi, "neg_hi") {
-                return refuse(f, NOT_FLOAT);
+            if let Some((f, why)) = per_source(m.neg_hi, h.neg_hi, "neg_hi", NOT_FLOAT) {
+                return refuse(f, why);
             }
-            if let Some(f) = per_source(m.op_sel, h.op_sel, "op_sel") {
-                return refuse(
-                    f,
-                    "the operand is not a packed or 16-bit source of this operation",
-                );
+            if let Some((f, why)) = per_source(m.op_sel, h.op_sel, "op_sel", NOT_16) {
+                return refuse(f, why);
             }
-            if let Some(f) =
-                per_source((m.op_sel_hi ^ default_hi) & 0b111, h.op_sel_hi, "op_sel_hi")
-            {
-                return refuse(
-                    f,
-                    "the operand is not a packed or 16-bit source of this operation",
-                );
+            if let Some((f, why)) = per_source(
+                (m.op_sel_hi ^ default_hi) & 0b111,
+                h.op_sel_hi,
+                "op_sel_hi",
+                NOT_16,
+            ) {
+                return refuse(f, why);
             }
             if m.clamp && !h.clamp {
                 return refuse(
@@ -427,17 +426,19 @@ pub(super) fn check(inst: &Instruction, pc: usize) -> Result<(), BackendError> {
             return Ok(());
         }
         Encoding::Vop3 => {
-            if let Some(f) = per_source(m.neg, h.neg_abs, "neg") {
-                return refuse(f, NOT_FLOAT);
+            if let Some((f, why)) = per_source(m.neg, h.neg_abs, "neg", NOT_FLOAT) {
+                return refuse(f, why);
             }
-            if let Some(f) = per_source(m.abs, h.neg_abs, "abs") {
-                return refuse(f, NOT_FLOAT);
+            if let Some((f, why)) = per_source(m.abs, h.neg_abs, "abs", NOT_FLOAT) {
+                return refuse(f, why);
             }
             if m.op_sel & !h.op_sel != 0 {
                 let bit = (m.op_sel & !h.op_sel).trailing_zeros();
                 return refuse(
                     format!("op_sel[{bit}]"),
-                    if inst.form == Form::E64 {
+                    if bit < 3 && sources >> bit & 1 == 0 {
+                        NO_SOURCE
+                    } else if inst.form == Form::E64 {
                         "gfx10 defines op_sel for the 16-bit operands of VOP3-only operations, not for the VOP3 \
                          form of a VOP1/VOP2/VOPC operation"
                     } else {
@@ -469,26 +470,32 @@ pub(super) fn check(inst: &Instruction, pc: usize) -> Result<(), BackendError> {
                     "the model does not read this operation's source through the DPP lane select",
                 );
             }
-            if let Some(f) = per_source(m.neg, h.neg_abs, "neg") {
-                return refuse(f, NOT_FLOAT);
+            if let Some((f, why)) = per_source(m.neg, h.neg_abs, "neg", NOT_FLOAT) {
+                return refuse(f, why);
             }
-            if let Some(f) = per_source(m.abs, h.neg_abs, "abs") {
-                return refuse(f, NOT_FLOAT);
+            if let Some((f, why)) = per_source(m.abs, h.neg_abs, "abs", NOT_FLOAT) {
+                return refuse(f, why);
             }
         }
         Control::Sdwa(s) => {
             let vopc = inst.encoding == Encoding::Vopc;
+            if vopc && s.sdst.is_some() && inst.op.mnemonic().starts_with("v_cmpx") {
+                return refuse(
+                    "sdst".into(),
+                    "gfx10 v_cmpx writes EXEC only; no document says what an SDWA scalar destination does",
+                );
+            }
             if h.sdwa_sel == 0 && h.sdwa_dst == SdwaDst::No && !vopc {
                 return refuse(
                     "SDWA form".into(),
                     "the model does not read this operation's operands through the SDWA selects",
                 );
             }
-            if let Some(f) = per_source(m.neg, h.neg_abs, "neg") {
-                return refuse(f, NOT_FLOAT);
+            if let Some((f, why)) = per_source(m.neg, h.neg_abs, "neg", NOT_FLOAT) {
+                return refuse(f, why);
             }
-            if let Some(f) = per_source(m.abs, h.neg_abs, "abs") {
-                return refuse(f, NOT_FLOAT);
+            if let Some((f, why)) = per_source(m.abs, h.neg_abs, "abs", NOT_FLOAT) {
+                return refuse(f, why);
             }
             for (i, sel) in [s.src0_sel, s.src1_sel].into_iter().enumerate() {
                 if sources >> i & 1 == 0 {
@@ -545,6 +552,30 @@ pub(super) fn check(inst: &Instruction, pc: usize) -> Result<(), BackendError> {
         _ => {}
     }
     Ok(())
+}
+
+const NO_SOURCE: &str =
+    "the operation has no such source, and no document says the hardware ignores the bit";
+
+/// The first source whose `bits` are set but not `allowed`: the field's name and why it is refused.
+fn source_field(
+    bits: u8,
+    allowed: u8,
+    sources: u8,
+    name: &str,
+    kind: &'static str,
+) -> Option<(String, &'static str)> {
+    let bad = bits & !allowed;
+    if bad == 0 {
+        return None;
+    }
+    let i = bad.trailing_zeros();
+    let why = if sources >> i & 1 == 0 {
+        NO_SOURCE
+    } else {
+        kind
+    };
+    Some((format!("{name} on source {i}"), why))
 }
 
 /// Operation groups the check distinguishes.

@@ -309,6 +309,13 @@ impl<'i> Io<'i> {
     /// VCC. Lanes that did not compute read 0 (rule `valu.mask_inactive_zero`).
     pub fn write_mask(&self, cx: &mut Ctx, m: u64) -> Result<(), BackendError> {
         let m = m & self.write;
+        // VOPC SDWA names its scalar destination in the SDWA dword (SD set), VCC otherwise.
+        if let Control::Sdwa(crate::isa::Sdwa { sdst: Some(d), .. }) = self.inst.control {
+            if d as usize != super::state::sreg::NULL {
+                cx.wave.set_mask_at(d as usize, m);
+            }
+            return Ok(());
+        }
         match self.inst.operand(Role::Sdst) {
             Some(op) => cx.write_mask(op, m).map_err(|e| self.err(&e)),
             None => {
