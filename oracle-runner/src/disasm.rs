@@ -3,7 +3,8 @@
 //! Input is either words on the command line (`0x` prefix optional, eight hex digits each) or a file holding
 //! hex words (separated by whitespace or commas, `0x` optional) or, when the file is not such text, a
 //! little-endian binary blob. Output is one instruction per line, as `llvm-mc --disassemble` prints it. A word
-//! LLVM rejects but the hardware runs (see the `isa` module docs) is printed with a `; non-canonical` comment.
+//! that llvm-mc 19 rejects but the decoder reads (see the `isa` module docs) is printed with a `; non-canonical`
+//! comment saying why LLVM rejects it; that is a statement about LLVM, not a claim about the hardware.
 
 use std::path::Path;
 
@@ -31,8 +32,9 @@ pub fn listing(target: Target, words: &[u32]) -> Result<String, String> {
     while i < words.len() {
         let inst = isa::decode(target, words, i).map_err(|e| e.to_string())?;
         out.push_str(&inst.to_string());
-        if !inst.canonical {
-            out.push_str("\t; non-canonical: llvm-mc rejects this encoding, the hardware runs it");
+        if let Some(why) = inst.non_canonical_reason() {
+            out.push_str("\t; non-canonical: ");
+            out.push_str(why);
         }
         out.push('\n');
         i += inst.size as usize;

@@ -1167,8 +1167,9 @@ fn ds(cx: &mut Ctx, inst: &Instruction, pc: usize) -> Result<(), BackendError> {
         return Ok(());
     }
 
-    // Two-address exchanges: each lane writes data0 and data1 at its two addresses and gets the old values
-    // (rule `ds.wrxchg2_order`).
+    // Two-address exchanges: every lane's first exchange (data0 at offset0) happens before any lane's second
+    // (data1 at offset1), lanes in ascending order within each (rules `ds.wrxchg2_order`, measured, and
+    // `lds.atomic_lane_order`); each lane gets the two old values. Operands are read before anything is written.
     let xchg2: Option<(u32, u64)> = match inst.op {
         DsWrxchg2RtnB32 => Some((4, 4)),
         DsWrxchg2st64RtnB32 => Some((4, 256)),
@@ -1179,19 +1180,38 @@ fn ds(cx: &mut Ctx, inst: &Instruction, pc: usize) -> Result<(), BackendError> {
     if let Some((bytes, scale)) = xchg2 {
         let dw = (bytes / 4) as usize;
         let dst = vreg(inst, Role::Vdst, pc)?;
+        let data = [vreg(inst, Role::Vdata, pc)?, vreg(inst, Role::Vdata1, pc)?];
+        // (lane, address of exchange k, data dwords of exchange k)
+        let mut ops: Vec<(usize, [u64; 2], [[u32; 2]; 2])> = Vec::with_capacity(active.len());
         for &lane in &active {
             let base = addr_of(cx, lane)?;
-            for (k, role) in [Role::Vdata, Role::Vdata1].into_iter().enumerate() {
-                let a = base + f.offset01[k] as u64 * scale;
-                if !lds_aligned(a, bytes) {
-                    return Err(misaligned(a));
+            let mut at = [0u64; 2];
+            let mut d = [[0u32; 2]; 2];
+            for k in 0..2 {
+                at[k] = base + f.offset01[k] as u64 * scale;
+                if !lds_aligned(at[k], bytes) {
+                    return Err(misaligned(at[k]));
                 }
-                let data = vreg(inst, role, pc)?;
+                for (i, x) in d[k].iter_mut().enumerate().take(dw) {
+                    *x = cx.wave.vget(data[k] + i, lane);
+                }
+            }
+            ops.push((lane, at, d));
+        }
+        let mut old = vec![[[0u32; 2]; 2]; ops.len()];
+        for k in 0..2 {
+            for (j, (_, at, d)) in ops.iter().enumerate() {
                 for i in 0..dw {
-                    let at = a + 4 * i as u64;
-                    let old = cx.lds.read(at, 4) as u32;
-                    cx.lds.write(at, 4, cx.wave.vget(data + i, lane) as u64);
-                    cx.wave.vset(dst + k * dw + i, lane, old);
+                    let a = at[k] + 4 * i as u64;
+                    old[j][k][i] = cx.lds.read(a, 4) as u32;
+                    cx.lds.write(a, 4, d[k][i] as u64);
+                }
+            }
+        }
+        for ((lane, _, _), o) in ops.iter().zip(&old) {
+            for (k, ok) in o.iter().enumerate() {
+                for (i, v) in ok.iter().enumerate().take(dw) {
+                    cx.wave.vset(dst + k * dw + i, *lane, *v);
                 }
             }
         }

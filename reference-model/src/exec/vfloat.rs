@@ -551,7 +551,7 @@ pub(super) fn exec(cx: &mut Ctx, io: &Io) -> Result<(), BackendError> {
                     neg(io, 1),
                     abs(io, 1),
                 );
-                Out::Raw(a as u32 | (b as u32) << 16)
+                Out::Raw(fp::pack_b32_f16(mode, a, b))
             }
             _ => {
                 return Err(super::ctx::unsupported(

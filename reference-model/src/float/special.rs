@@ -407,10 +407,21 @@ pub fn div_fixup_f32(mode: Mode, s0: u32, s1: u32, s2: u32) -> u32 {
     g_div_fixup(F32, env32(mode), s0 as u64, s1 as u64, s2 as u64) as u32
 }
 /// `v_div_fixup_f16` (see [`div_fixup_f32`]; FP16_OVFL keeps the infinity it writes for a
-/// zero denominator or an infinite numerator and clamps other infinite quotients).
+/// zero denominator or an infinite numerator and clamps other infinite quotients). A NaN
+/// quotient estimate with ordinary `s1` and `s2` gives the infinity of the quotient's sign,
+/// not the NaN the guide's pseudo-code passes through (rule `div.fixup_f16_nan_quotient`).
 pub fn div_fixup_f16(mode: Mode, s0: u16, s1: u16, s2: u16) -> u16 {
     let env = env16_64(mode);
-    let r = g_div_fixup(F16, env, s0 as u64, s1 as u64, s2 as u64);
+    let (f1, f2) = (
+        F16.flush(s1 as u64, !env.keep_in),
+        F16.flush(s2 as u64, !env.keep_in),
+    );
+    let ordinary = |x: u64| !F16.is_nan(x) && !F16.is_inf(x) && !F16.is_zero(x);
+    let r = if F16.is_nan(s0 as u64) && ordinary(f1) && ordinary(f2) {
+        F16.inf(F16.is_neg(f1) ^ F16.is_neg(f2))
+    } else {
+        g_div_fixup(F16, env, s0 as u64, s1 as u64, s2 as u64)
+    };
     let s1f = F16.flush(s1 as u64, !env.keep_in);
     let own_inf = F16.is_inf(r) && (F16.is_zero(s1f) || F16.is_inf(s2 as u64));
     if own_inf {

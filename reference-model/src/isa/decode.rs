@@ -418,7 +418,7 @@ fn templated(
         form,
         mods,
         control,
-        canonical: canonical_of(r, &words),
+        canonical: canonical_of(r, &words) && !super::tables::is_beyond_llvm19(r),
         size: size as u8,
         words,
         slots,

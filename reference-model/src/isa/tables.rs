@@ -140,10 +140,86 @@ pub(crate) enum Table {
 
 include!("gen_tables.rs");
 
-/// The row for `opcode` in `table` on `target`, if the opcode is defined there.
+/// The row for `opcode` in `table` on `target`, if the opcode is defined there: LLVM 19's table, else one of
+/// the [`BEYOND_LLVM19`] forms.
 pub(crate) fn row(target: Target, table: Table, opcode: usize) -> Option<&'static Row> {
     let t: &'static [Option<Row>] = lookup(target, table);
-    t.get(opcode).and_then(|r| r.as_ref())
+    t.get(opcode)
+        .and_then(|r| r.as_ref())
+        .or_else(|| beyond_llvm19(table, opcode))
+}
+
+/// `vdst, src0, src1`, all VGPRs: the operands of a VOP2 DPP16/DPP8 word.
+static TPL_VOP2_DPP: [Tok; 3] = [
+    Tok::F {
+        role: Role::Vdst,
+        kind: Kind::V,
+        width: 1,
+        class: ImmClass::B32,
+        bad: 0,
+    },
+    Tok::F {
+        role: Role::Src0,
+        kind: Kind::V,
+        width: 1,
+        class: ImmClass::B32,
+        bad: 0,
+    },
+    Tok::F {
+        role: Role::Src1,
+        kind: Kind::V,
+        width: 1,
+        class: ImmClass::B32,
+        bad: 0,
+    },
+];
+
+/// Encoding forms that LLVM 19 rejects but that hardware evidence and a newer LLVM support, written by hand:
+/// `v_pk_fmac_f16` (VOP2 0x3c) in DPP16 and DPP8 form. llvm-project PR #144782 added them for GFX10, AMD's SP3
+/// assembler accepts them, and rows pinned from RDNA2 hardware (rule `valu.pk_fmac_dpp`) show the packed f16
+/// fused multiply-add with the DPP-selected src0 lane. Instructions decoded from these rows are not canonical
+/// ([`super::Instruction::canonical`]: llvm-mc 19 rejects the words). The DPP16 neg/abs bits are outside
+/// `show` (no document defines them for a packed source), so the printer leaves them out as LLVM does for the
+/// integer DPP forms; the model refuses them.
+pub(crate) static BEYOND_LLVM19: [(Table, usize, Row); 2] = [
+    (
+        Table::Vop2Dpp16,
+        0x3c,
+        Row {
+            op: Op::VPkFmacF16,
+            mn: "v_pk_fmac_f16_dpp",
+            tpl: &TPL_VOP2_DPP,
+            must: [0, 0],
+            want: [0, 0],
+            show: [0, 0xff0d_ff00],
+            flags: 0,
+        },
+    ),
+    (
+        Table::Vop2Dpp8,
+        0x3c,
+        Row {
+            op: Op::VPkFmacF16,
+            mn: "v_pk_fmac_f16_dpp",
+            tpl: &TPL_VOP2_DPP,
+            must: [0, 0],
+            want: [0, 0],
+            show: [0, 0xffff_ff00],
+            flags: 0,
+        },
+    ),
+];
+
+fn beyond_llvm19(table: Table, opcode: usize) -> Option<&'static Row> {
+    BEYOND_LLVM19
+        .iter()
+        .find(|(t, o, _)| *t == table && *o == opcode)
+        .map(|(_, _, r)| r)
+}
+
+/// Is `r` one of the [`BEYOND_LLVM19`] rows?
+pub(crate) fn is_beyond_llvm19(r: &Row) -> bool {
+    BEYOND_LLVM19.iter().any(|(_, _, x)| std::ptr::eq(x, r))
 }
 
 /// What LLVM prints for one MIMG opcode, measured: for each NSA size (0..=3) and each `a16 * 8 + dim`, the data

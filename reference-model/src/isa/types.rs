@@ -335,6 +335,19 @@ impl Instruction {
         &self.words[..self.size as usize]
     }
 
+    /// Why llvm-mc 19 rejects this instruction, when it is not canonical: a form LLVM 19 lacks (decoded from
+    /// evidence, see the `isa` module docs), or a field the operation does not use holding a non-zero value.
+    /// This says what LLVM does, not what the hardware does with the word.
+    pub fn non_canonical_reason(&self) -> Option<&'static str> {
+        if self.canonical {
+            None
+        } else if super::tables::is_beyond_llvm19(self.row) {
+            Some("llvm-mc 19 does not accept this form; newer LLVM does (llvm-project PR #144782)")
+        } else {
+            Some("llvm-mc 19 rejects it: a field the operation does not use is not zero")
+        }
+    }
+
     /// LLVM's mnemonic for this form (e.g. `v_add_f32_e64`).
     pub fn mnemonic(&self) -> &'static str {
         self.row.mn
