@@ -175,11 +175,17 @@ pub fn run_job(job: &Job, limits: Limits) -> Result<JobOutput, BackendError> {
             }
         }
     }
-    let out = mem.region(&k.output.array).ok_or_else(|| {
-        BackendError::InvalidJob(format!("output array `{}` is not mapped", k.output.array))
-    })?;
-    job.outputs_from(&bytes_to_dwords(&out.bytes))
-        .map_err(BackendError::InvalidJob)
+    // Every array comes back: each row of the job reads its own placement.
+    let arrays = images
+        .iter()
+        .map(|a| {
+            let region = mem.region(&a.name).ok_or_else(|| {
+                BackendError::InvalidJob(format!("array `{}` is not mapped", a.name))
+            })?;
+            Ok((a.name.clone(), bytes_to_dwords(&region.bytes)))
+        })
+        .collect::<Result<Vec<_>, BackendError>>()?;
+    Ok(job.output_from(arrays))
 }
 
 /// Runs the waves of one workgroup to completion.
