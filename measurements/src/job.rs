@@ -1,6 +1,21 @@
 //! The one abstraction every tool shares (DESIGN.md): a job is one dispatch of one kernel in one float mode over
 //! a memory image; a backend runs it and returns what the dispatch left in its arrays, from which every row reads
 //! its lane's output dwords at its own placement ([`JobOutput::value`]), or a typed error.
+//!
+//! # Launch limits
+//!
+//! A kernel file accepts user data up to what a gfx10 wave can address ([`crate::kernel::MAX_SGPRS`]); how many
+//! user SGPRs a launch can set is the backend's limit, and a job past it is [`BackendError::Unsupported`] with
+//! the reason (counted as unsupported, never a failed import):
+//!
+//! | backend | user SGPRs it loads (`agc-buffer-v1`) |
+//! |---|---|
+//! | `model` (reference-model) | 16, as the hardware: gfx10 compute has 16 `COMPUTE_USER_DATA` registers |
+//! | `hsa` (real AMD GPU, not built yet) | 16, the same registers set by the command processor |
+//! | `vulkan` (recompiler + driver, not built yet) | its own to state: the recompiled program reads user SGPRs from push constants or a buffer, so it need not stop at 16; it must refuse what it cannot carry |
+//!
+//! `oracle-v1` kernels get their user data through the kernel argument segment, whose address is the only
+//! thing in SGPRs (s[0:1]), so the user-SGPR limit does not apply to them.
 
 use crate::kernel::{Abi, Kernel};
 use crate::mode::FloatMode;

@@ -30,6 +30,14 @@
 //! compare different arrays. `kernels-v1` files, which had an `output = { array, stride_dwords }` key here,
 //! are refused with a message saying so; re-import them.
 //!
+//! An array may have 0 bytes: it is mapped (it has an address), and a V# of size 0 over it makes every buffer
+//! access out of range (loads read 0, stores are dropped); a global access to its address faults like any
+//! other unmapped address.
+//!
+//! `user_data` may be longer than a launch path can load (gfx10 compute has 16 `COMPUTE_USER_DATA`
+//! registers): the file only refuses what no gfx10 wave could address (user data and workgroup ids past
+//! s105). A backend that cannot set the launch up refuses the job as unsupported ([`crate::job::Backend`]).
+//!
 //! # Content hash
 //!
 //! The kernel's *content hash* is SHA-256 (64 lowercase hex digits) over this canonical string, every line
@@ -67,6 +75,9 @@ use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::path::Path;
 
+/// The most SGPRs a gfx10 wave addresses (s0..s105); user data and workgroup ids must fit in them.
+pub const MAX_SGPRS: usize = 106;
+
 /// The schema tag every kernel file starts with.
 pub const SCHEMA: &str = "kernels-v2";
 
@@ -97,7 +108,7 @@ impl Abi {
 pub struct Array {
     /// Name the user data and rows' placements refer to.
     pub name: String,
-    /// Size in bytes.
+    /// Size in bytes (a multiple of 4; 0 is an array with an address and no contents).
     pub bytes: u32,
     /// The dword every byte not otherwise initialised holds.
     pub fill: HexDword,
@@ -519,9 +530,9 @@ impl Kernel {
             if !names.insert(a.name.as_str()) {
                 return Err(format!("kernel `{n}`: array `{}` is listed twice", a.name));
             }
-            if a.bytes == 0 || a.bytes % 4 != 0 || a.bytes > 64 << 20 {
+            if a.bytes % 4 != 0 || a.bytes > 64 << 20 {
                 return Err(format!(
-                    "kernel `{n}`: array `{}` has {} bytes (a multiple of 4, at most 64 MiB)",
+                    "kernel `{n}`: array `{}` has {} bytes (a multiple of 4 from 0 to 64 MiB)",
                     a.name, a.bytes
                 ));
             }
@@ -559,10 +570,14 @@ impl Kernel {
                 }
             }
         }
-        if self.user_data.len() > 32 {
+        // Only what no gfx10 wave could address is refused here; what a launch path can load (16 user SGPRs
+        // through COMPUTE_USER_DATA on the hardware) is each backend's to say, at run time.
+        let tgids = self.tgid.iter().filter(|&&t| t).count();
+        if self.user_data.len() + tgids > MAX_SGPRS {
             return Err(format!(
-                "kernel `{n}`: {} user SGPRs (gfx10 has at most 32)",
-                self.user_data.len()
+                "kernel `{n}`: {} user SGPRs and {tgids} workgroup-id SGPRs do not fit in s0..s{} of a gfx10 wave",
+                self.user_data.len(),
+                MAX_SGPRS - 1
             ));
         }
         let mut seen = BTreeSet::new();

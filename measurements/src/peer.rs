@@ -10,7 +10,8 @@
 //! A case's `compare_array` and `compare_stride_dwords` become its rows' [`Placement`]: cases of one kernel may
 //! compare different arrays of the same dispatch. Each case's placement is checked against its own columns
 //! (the array exists, the largest column fits in the stride, the array holds every lane), and the error names
-//! the case.
+//! the case. Arrays of 0 bytes are imported as they are, and so is user data longer than a launch path can
+//! load: that is for the backend to refuse at run time ([`crate::job`], "Launch limits").
 
 use crate::error::{Error, Origin, Pos, Result};
 use crate::hex::HexDword;
