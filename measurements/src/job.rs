@@ -15,7 +15,7 @@
 //! | `vulkan` (recompiler + driver, not built yet) | its own to state: the recompiled program reads user SGPRs from push constants or a buffer, so it need not stop at 16; it must refuse what it cannot carry |
 //!
 //! `oracle-v1` kernels get their user data through the kernel argument segment, whose address is the only
-//! thing in SGPRs (s[0:1]), so the user-SGPR limit does not apply to them.
+//! thing in SGPRs (`s[0:1]`), so the user-SGPR limit does not apply to them.
 
 use crate::kernel::{Abi, Kernel};
 use crate::mode::FloatMode;
@@ -88,7 +88,7 @@ impl Job {
 
     /// The values of the kernel's `user_data` list once the backend has placed the arrays at `addresses`
     /// (parallel to [`Job::memory_image`]). For `agc-buffer-v1` these are the user SGPRs from s0; for `oracle-v1`
-    /// they are the dwords of the kernel argument segment, whose address goes in s[0:1].
+    /// they are the dwords of the kernel argument segment, whose address goes in `s[0:1]`.
     pub fn user_data(&self, addresses: &[u64]) -> Result<Vec<u32>, String> {
         let k = &self.kernel;
         let items = k.user_data()?;

@@ -84,7 +84,7 @@ pub const SCHEMA: &str = "kernels-v2";
 /// A kernel ABI of DESIGN.md.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize)]
 pub enum Abi {
-    /// The hardware oracle layout: kernarg pointer in s[0:1], inputs in v4..v7, outputs from v10..v25.
+    /// The hardware oracle layout: kernarg pointer in `s[0:1]`, inputs in v4..v7, outputs from v10..v25.
     #[serde(rename = "oracle-v1")]
     OracleV1,
     /// The peer tests' layout: user SGPRs from s0 as the kernel's `user_data` list says, v0 = lane index.
@@ -895,4 +895,69 @@ fn q(text: &str) -> String {
     }
     s.push('"');
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Fixed vector of the content hash's canonical string: if it changes, every measurement ID changes.
+    #[test]
+    fn canonical_string_keeps_the_default_placement_line() {
+        let k = Kernel::agc_buffer("any-name", &[0xbf81_0000], 32, 32, (4, 16), 0xdead_beef, 0);
+        let want = "kernel-v1\nabi=agc-buffer-v1\nwave=32\nthreads=32\ngrid=1,1,1\nlds_bytes=0\ninput_dwords=4\n\
+                    output_dwords=16\nuser_data=in.lo,in.hi16,in.bytes,31016fac,out.lo,out.hi16,out.bytes,31016fac\n\
+                    tgid=0,0,0\narray=in:bytes=512:align=256:fill=00000000:rows@0\n\
+                    array=out:bytes=2048:align=256:fill=deadbeef\noutput=out:stride=16\nwords=bf810000\n";
+        assert_eq!(k.canonical(), want);
+        assert_eq!(k.content_hash(), hex_digest(want.as_bytes()));
+        assert_eq!(k.default_placement(), Placement::new("out", 16));
+        assert_eq!(k.id_placement(&Placement::new("out", 16)), None);
+        let other = Placement::new("out", 32);
+        assert_eq!(k.id_placement(&other), Some(&other));
+    }
+
+    #[test]
+    fn placements_are_checked_against_the_columns_and_the_array() {
+        let mut k = Kernel::agc_buffer("k", &[0xbf81_0000], 32, 32, (4, 16), 0, 0);
+        k.memory.push(Array {
+            name: "empty".into(),
+            bytes: 0,
+            fill: HexDword(0),
+            align: 256,
+            init: vec![],
+        });
+        k.validate().unwrap();
+        assert_eq!(k.check_placement(&Placement::new("out", 16), 15), Ok(()));
+        assert_eq!(k.check_placement(&Placement::new("out", 8), 7), Ok(()));
+        for (p, last, msg) in [
+            (
+                Placement::new("nowhere", 16),
+                0,
+                "compares array `nowhere`, which kernel `k` does not have (its arrays: in, out, empty)",
+            ),
+            (
+                Placement::new("out", 16),
+                16,
+                "column 16 does not fit in the lane stride of 16 dwords in array `out`",
+            ),
+            (
+                Placement::new("out", 0),
+                0,
+                "column 0 does not fit in the lane stride of 0 dwords in array `out`",
+            ),
+            (
+                Placement::new("out", 17),
+                0,
+                "array `out` has 512 dwords; 32 lanes at stride 17 up to column 0 need 528",
+            ),
+            (
+                Placement::new("empty", 1),
+                0,
+                "array `empty` has 0 dwords; 32 lanes at stride 1 up to column 0 need 32",
+            ),
+        ] {
+            assert_eq!(k.check_placement(&p, last), Err(msg.to_string()), "{p}");
+        }
+    }
 }

@@ -126,7 +126,10 @@ fn a_zero_byte_array_imports_and_round_trips() {
 fn more_user_data_than_a_launch_loads_imports() {
     let (suite, loaded, _tmp) = import_write_load("ManyUserSgprs.json");
     assert_same_rows(&suite, &loaded);
-    assert_eq!(loaded.kernel("ManyUserSgprsCode").unwrap().user_data.len(), 20);
+    assert_eq!(
+        loaded.kernel("ManyUserSgprsCode").unwrap().user_data.len(),
+        20
+    );
     assert_eq!(loaded.rows.len(), 32);
 }
 
@@ -179,7 +182,9 @@ fn assert_has(msg: &str, parts: &[&str]) {
 
 #[test]
 fn bad_per_case_placements_are_refused_naming_the_case() {
-    let m = case_err("TwoArrays.json", 1, |c| c["compare_array"] = "nowhere".into());
+    let m = case_err("TwoArrays.json", 1, |c| {
+        c["compare_array"] = "nowhere".into()
+    });
     assert_has(
         &m,
         &[

@@ -1,4 +1,5 @@
-//! The wave interpreter: runs a [`Job`] the way gfx10 hardware does and returns every lane's output dwords.
+//! The wave interpreter: runs a [`Job`] the way gfx10 hardware does and returns the final contents of its
+//! arrays, from which each row reads its own placement.
 //!
 //! A dispatch is laid out as the job's ABI says ([`launch`]): arrays mapped into [`memory::GuestMemory`],
 //! user SGPRs, workgroup ids and v0 initialised, EXEC set to the lanes that exist. Workgroups run one after
@@ -6,7 +7,8 @@
 //! `s_barrier`, and a barrier releases when every live wave of the group has reached it.
 //!
 //! An instruction the model does not implement stops the job with [`BackendError::Unsupported`] naming it and
-//! its word index, and so does a launch with more user SGPRs than the hardware has ([`MAX_USER_SGPRS`]); an access outside every mapped region is a [`BackendError::Fault`]; a wave that runs past
+//! its word index, and so does a launch with more user SGPRs than the hardware has ([`MAX_USER_SGPRS`]); an
+//! access outside every mapped region is a [`BackendError::Fault`]; a wave that runs past
 //! [`Limits::instructions`] is a [`BackendError::Timeout`]. Nothing is guessed.
 
 pub mod buffer;
