@@ -2,7 +2,8 @@
 //!
 //! For every suite the rows are grouped into jobs (one per kernel, float mode and dispatch:
 //! [`measurements::job::plan_jobs`]); each job runs once per backend and every checked cell of its rows is
-//! compared ([`measurements::compare::compare_cell`]). A job the backend refuses (`Unsupported`) counts all its
+//! compared ([`measurements::compare::compare_cell`]), each row read at its own placement (rows of one dispatch
+//! may compare different arrays). A job the backend refuses (`Unsupported`) counts all its
 //! cells as unsupported; one that fails (fault, timeout, device error) counts them as errors. Nothing is
 //! skipped silently: every cell lands in exactly one of matched, matched with tolerance, mismatched,
 //! unsupported or errors.
@@ -13,6 +14,7 @@ pub mod known;
 
 use measurements::compare::{compare_cell, Verdict};
 use measurements::job::{plan_jobs, Backend, BackendError};
+use measurements::row::Placement;
 use measurements::{Dataset, Suite};
 use reports::{BackendSummary, Counts, Mismatch, Problem, SuiteSummary, Summary};
 use std::collections::BTreeMap;
@@ -139,14 +141,13 @@ pub fn verify(
                             Err(BackendError::Unsupported { .. }) => c.unsupported = 1,
                             Err(_) => c.errors = 1,
                             Ok(out) => {
-                                let actual = out
-                                    .lanes
-                                    .get(row.lane as usize)
-                                    .and_then(|l| l.get(cell.column as usize));
+                                let actual = out.value(&row.placement, row.lane, cell.column);
                                 let verdict = match actual {
-                                    Some(&a) => {
-                                        compare_cell(cell, a, job.kernel.policy(cell.column))
-                                    }
+                                    Some(a) => compare_cell(
+                                        cell,
+                                        a,
+                                        job.kernel.policy_for(&row.placement, cell.column),
+                                    ),
                                     None => Verdict::Mismatch,
                                 };
                                 match verdict {
@@ -164,7 +165,7 @@ pub fn verify(
                                             .map(str::to_string);
                                         c.known_differences = known.is_some() as u64;
                                         if b.mismatches.len() < opts.mismatch_limit {
-                                            let a = actual.copied();
+                                            let a = actual;
                                             b.mismatches.push(Mismatch {
                                                 id: row.id.clone(),
                                                 suite: row.suite.clone(),
@@ -179,12 +180,11 @@ pub fn verify(
                                                     .map(|i| format!("{i:08x}"))
                                                     .collect(),
                                                 column: cell.column,
-                                                label: job
-                                                    .kernel
-                                                    .labels
-                                                    .get(cell.column as usize)
-                                                    .cloned()
-                                                    .unwrap_or_default(),
+                                                label: label(
+                                                    &job.kernel,
+                                                    &row.placement,
+                                                    cell.column,
+                                                ),
                                                 expected: format!("{:08x}", cell.value),
                                                 actual: a.map_or("missing".into(), |a| {
                                                     format!("{a:08x}")
@@ -233,6 +233,20 @@ pub fn verify(
         summary.backends.push(b);
     }
     summary
+}
+
+/// The label of a compared dword: the kernel's labels describe its default placement; a dword of another
+/// array is named by where it is, so a report never shows an `out` label for a `scratch` value.
+fn label(kernel: &measurements::kernel::Kernel, placement: &Placement, column: u32) -> String {
+    if *placement == kernel.default_placement() {
+        kernel
+            .labels
+            .get(column as usize)
+            .cloned()
+            .unwrap_or_default()
+    } else {
+        format!("{} dword {column}", placement.array)
+    }
 }
 
 /// Adds the reference model's rules registry to a summary, each rule with the counts of the suites that

@@ -3,34 +3,40 @@
 
 use conformance::{verify, Filter, KnownDifferences, Options};
 use measurements::job::{Backend, BackendError, Job, JobOutput};
+use measurements::row::Placement;
 use measurements::Dataset;
 use std::collections::BTreeMap;
 
 /// Answers every job with the measured values (what a perfect backend does), optionally flipping one bit of
 /// one column.
-/// (kernel, mode, dispatch, lane) of a row.
-type RowKey = (String, String, String, u32);
-
 struct Replay {
-    expected: BTreeMap<RowKey, Vec<(u32, u32)>>,
+    /// (kernel, mode, dispatch, lane) of a row -> (placement, column, value) of its cells.
+    expected: BTreeMap<RowKey, Vec<(Placement, u32, u32)>>,
     flip: Option<(u32, u32)>,
 }
 
+/// (kernel, mode, dispatch, lane) of a row.
+type RowKey = (String, String, String, u32);
+
 impl Replay {
     fn new(ds: &Dataset, flip: Option<(u32, u32)>) -> Replay {
-        let mut expected = BTreeMap::new();
+        let mut expected: BTreeMap<RowKey, Vec<(Placement, u32, u32)>> = BTreeMap::new();
         for s in ds.suites.values() {
             for r in s.rows.values() {
-                let cells = r.row.cells.iter().map(|c| (c.column, c.value)).collect();
-                expected.insert(
-                    (
+                expected
+                    .entry((
                         r.row.kernel.clone(),
                         r.row.mode.canonical(),
                         r.row.dispatch.clone(),
                         r.row.lane,
-                    ),
-                    cells,
-                );
+                    ))
+                    .or_default()
+                    .extend(
+                        r.row
+                            .cells
+                            .iter()
+                            .map(|c| (r.row.placement.clone(), c.column, c.value)),
+                    );
             }
         }
         Replay { expected, flip }
@@ -44,25 +50,28 @@ impl Backend for Replay {
 
     fn run(&self, job: &Job) -> Result<JobOutput, BackendError> {
         let k = &job.kernel;
-        let mut lanes = vec![vec![0u32; k.output_dwords as usize]; job.lane_count() as usize];
-        for (lane, out) in lanes.iter_mut().enumerate() {
-            if let Some(cells) = self.expected.get(&(
+        let mut arrays: Vec<(String, Vec<u32>)> = job
+            .memory_image()
+            .into_iter()
+            .map(|a| (a.name, a.dwords))
+            .collect();
+        for lane in 0..job.lane_count() as u32 {
+            let key = (
                 k.name.clone(),
                 job.mode.canonical(),
                 job.dispatch.clone(),
-                lane as u32,
-            )) {
-                for &(c, v) in cells {
-                    out[c as usize] = v;
-                }
-                if let Some((col, bit)) = self.flip {
-                    if let Some(v) = out.get_mut(col as usize) {
-                        *v ^= 1 << bit;
-                    }
-                }
+                lane,
+            );
+            for (p, c, v) in self.expected.get(&key).into_iter().flatten() {
+                let flip = match self.flip {
+                    Some((col, bit)) if col == *c => 1 << bit,
+                    _ => 0,
+                };
+                let (_, dwords) = arrays.iter_mut().find(|(n, _)| *n == p.array).unwrap();
+                dwords[p.dword(lane, *c) as usize] = v ^ flip;
             }
         }
-        Ok(JobOutput { lanes })
+        Ok(job.output_from(arrays))
     }
 }
 

@@ -5,11 +5,11 @@ use crate::error::{Error, Pos, Result};
 use crate::hex::{format_dwords, parse_dwords, truncate};
 use crate::id::valid_id;
 use crate::mode::{parse_bit, parse_float_mode, FloatMode};
-use crate::row::{valid_target, Cell, Check, Evidence, Row};
+use crate::row::{valid_target, Cell, Check, Evidence, Placement, Row};
 use std::path::Path;
 
 /// The header every row file starts with, in this order.
-pub const HEADER: [&str; 17] = [
+pub const HEADER: [&str; 19] = [
     "id",
     "suite",
     "kernel",
@@ -21,6 +21,8 @@ pub const HEADER: [&str; 17] = [
     "dispatch",
     "lane",
     "inputs",
+    "array",
+    "stride_dwords",
     "columns",
     "outputs",
     "masks",
@@ -122,6 +124,13 @@ fn csv_error(path: &Path, e: &csv::Error) -> Error {
     Error::syntax(path, pos, message)
 }
 
+/// A decimal `u32` in its one canonical spelling (no sign, no leading zeros), so a row reads back as written.
+fn decimal(text: &str) -> Option<u32> {
+    text.parse::<u32>()
+        .ok()
+        .filter(|_| !text.starts_with('+') && (text == "0" || !text.starts_with('0')))
+}
+
 fn parse_record(r: &csv::StringRecord) -> std::result::Result<Row, (usize, String)> {
     let f = |i: usize| r.get(i).unwrap_or_default();
     let id = f(0).to_string();
@@ -176,46 +185,45 @@ fn parse_record(r: &csv::StringRecord) -> std::result::Result<Row, (usize, Strin
             ),
         ));
     }
-    let lane = f(9)
-        .parse::<u32>()
-        .ok()
-        .filter(|_| !f(9).starts_with('+') && (f(9) == "0" || !f(9).starts_with('0')))
-        .ok_or((9, format!("`{}` is not a lane number", truncate(f(9)))))?;
+    let lane = decimal(f(9)).ok_or((9, format!("`{}` is not a lane number", truncate(f(9)))))?;
     let inputs = parse_dwords(f(10)).map_err(|e| (10, e))?;
+    let array = name(11)?;
+    let stride_dwords =
+        decimal(f(12)).ok_or((12, format!("`{}` is not a dword count", truncate(f(12)))))?;
     let mut columns = Vec::new();
-    for (i, c) in f(11).split_ascii_whitespace().enumerate() {
+    for (i, c) in f(13).split_ascii_whitespace().enumerate() {
         let v = c.parse::<u32>().map_err(|_| {
             (
-                11,
+                13,
                 format!("item {}: `{}` is not a dword index", i + 1, truncate(c)),
             )
         })?;
         if columns.last().is_some_and(|&last| v <= last) {
             return Err((
-                11,
+                13,
                 format!("item {}: columns must be strictly ascending", i + 1),
             ));
         }
         columns.push(v);
     }
     if columns.is_empty() {
-        return Err((11, "a row needs at least one column".into()));
+        return Err((13, "a row needs at least one column".into()));
     }
-    let outputs = parse_dwords(f(12)).map_err(|e| (12, e))?;
+    let outputs = parse_dwords(f(14)).map_err(|e| (14, e))?;
     if outputs.len() != columns.len() {
         return Err((
-            12,
+            14,
             format!("{} outputs for {} columns", outputs.len(), columns.len()),
         ));
     }
-    let masks = if f(13).is_empty() {
+    let masks = if f(15).is_empty() {
         vec![u32::MAX; columns.len()]
     } else {
-        parse_dwords(f(13)).map_err(|e| (13, e))?
+        parse_dwords(f(15)).map_err(|e| (15, e))?
     };
     if masks.len() != columns.len() {
         return Err((
-            13,
+            15,
             format!(
                 "{} masks for {} columns (leave it empty for all ffffffff)",
                 masks.len(),
@@ -223,15 +231,15 @@ fn parse_record(r: &csv::StringRecord) -> std::result::Result<Row, (usize, Strin
             ),
         ));
     }
-    let checks: Vec<Check> = if f(14).is_empty() {
+    let checks: Vec<Check> = if f(16).is_empty() {
         vec![Check::Exact; columns.len()]
     } else {
-        f(14)
+        f(16)
             .chars()
             .enumerate()
             .map(|(i, c)| {
                 Check::from_letter(c).ok_or((
-                    14,
+                    16,
                     format!("letter {} `{c}` is not one of x n h l a -", i + 1),
                 ))
             })
@@ -239,7 +247,7 @@ fn parse_record(r: &csv::StringRecord) -> std::result::Result<Row, (usize, Strin
     };
     if checks.len() != columns.len() {
         return Err((
-            14,
+            16,
             format!(
                 "{} check letters for {} columns (leave it empty for all x)",
                 checks.len(),
@@ -247,16 +255,16 @@ fn parse_record(r: &csv::StringRecord) -> std::result::Result<Row, (usize, Strin
             ),
         ));
     }
-    let evidence = Evidence::parse(f(15)).ok_or((
-        15,
+    let evidence = Evidence::parse(f(17)).ok_or((
+        17,
         format!(
             "`{}` is not hardware, peer-pinned or peer-formula",
-            truncate(f(15))
+            truncate(f(17))
         ),
     ))?;
-    let source = f(16).to_string();
+    let source = f(18).to_string();
     if source.trim().is_empty() {
-        return Err((16, "every row needs its source".into()));
+        return Err((18, "every row needs its source".into()));
     }
     let cells = (0..columns.len())
         .map(|i| Cell {
@@ -275,6 +283,10 @@ fn parse_record(r: &csv::StringRecord) -> std::result::Result<Row, (usize, Strin
         dispatch,
         lane,
         inputs,
+        placement: Placement {
+            array,
+            stride_dwords,
+        },
         cells,
         evidence,
         source,
@@ -295,6 +307,7 @@ pub fn rows_to_csv(rows: &[Row]) -> Vec<u8> {
         let masks: Vec<u32> = r.cells.iter().map(|c| c.mask).collect();
         let checks: String = r.cells.iter().map(|c| c.check.letter()).collect();
         let lane = r.lane.to_string();
+        let stride = r.placement.stride_dwords.to_string();
         let record = [
             r.id.as_str(),
             &r.suite,
@@ -307,6 +320,8 @@ pub fn rows_to_csv(rows: &[Row]) -> Vec<u8> {
             &r.dispatch,
             &lane,
             &format_dwords(&r.inputs),
+            &r.placement.array,
+            &stride,
             &columns.join(" "),
             &format_dwords(&outputs),
             &if masks.iter().all(|&m| m == u32::MAX) {

@@ -1,8 +1,25 @@
 //! The one abstraction every tool shares (DESIGN.md): a job is one dispatch of one kernel in one float mode over
-//! a memory image; a backend runs it and returns every lane's output dwords, or a typed error.
+//! a memory image; a backend runs it and returns what the dispatch left in its arrays, from which every row reads
+//! its lane's output dwords at its own placement ([`JobOutput::value`]), or a typed error.
+//!
+//! # Launch limits
+//!
+//! A kernel file accepts user data up to what a gfx10 wave can address ([`crate::kernel::MAX_SGPRS`]); how many
+//! user SGPRs a launch can set is the backend's limit, and a job past it is [`BackendError::Unsupported`] with
+//! the reason (counted as unsupported, never a failed import):
+//!
+//! | backend | user SGPRs it loads (`agc-buffer-v1`) |
+//! |---|---|
+//! | `model` (reference-model) | 16, as the hardware: gfx10 compute has 16 `COMPUTE_USER_DATA` registers |
+//! | `hsa` (real AMD GPU, not built yet) | 16, the same registers set by the command processor |
+//! | `vulkan` (recompiler + driver, not built yet) | its own to state: the recompiled program reads user SGPRs from push constants or a buffer, so it need not stop at 16; it must refuse what it cannot carry |
+//!
+//! `oracle-v1` kernels get their user data through the kernel argument segment, whose address is the only
+//! thing in SGPRs (`s[0:1]`), so the user-SGPR limit does not apply to them.
 
 use crate::kernel::{Abi, Kernel};
 use crate::mode::FloatMode;
+use crate::row::Placement;
 use crate::store::Suite;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -12,7 +29,7 @@ use std::sync::Arc;
 pub struct Job {
     /// The suite the kernel belongs to (for messages).
     pub suite: String,
-    /// The kernel: words, ABI, launch shape, memory layout, output placement.
+    /// The kernel: words, ABI, launch shape, memory layout. What is compared is each row's placement.
     pub kernel: Arc<Kernel>,
     /// The target whose behaviour the job reproduces (`rdna2`, `gfx1036`, `gfx1013`, ...): a backend that
     /// models several chips picks the instruction set by it.
@@ -71,7 +88,7 @@ impl Job {
 
     /// The values of the kernel's `user_data` list once the backend has placed the arrays at `addresses`
     /// (parallel to [`Job::memory_image`]). For `agc-buffer-v1` these are the user SGPRs from s0; for `oracle-v1`
-    /// they are the dwords of the kernel argument segment, whose address goes in s[0:1].
+    /// they are the dwords of the kernel argument segment, whose address goes in `s[0:1]`.
     pub fn user_data(&self, addresses: &[u64]) -> Result<Vec<u32>, String> {
         let k = &self.kernel;
         let items = k.user_data()?;
@@ -100,23 +117,25 @@ impl Job {
         self.kernel.lanes()
     }
 
-    /// Reads every lane's output dwords from the final contents of the output array.
-    pub fn outputs_from(&self, output_array: &[u32]) -> Result<JobOutput, String> {
+    /// Wraps the final contents of the job's arrays (name and dwords, as [`Job::memory_image`] lists them) as
+    /// the job's output. A backend returns every array because the job's rows may compare any of them.
+    pub fn output_from(&self, arrays: Vec<(String, Vec<u32>)>) -> JobOutput {
         let k = &self.kernel;
-        let mut lanes = Vec::with_capacity(self.lane_count() as usize);
-        for lane in 0..self.lane_count() as usize {
-            let at = lane * k.output.stride_dwords as usize;
-            let slice = output_array
-                .get(at..at + k.output_dwords as usize)
-                .ok_or_else(|| {
-                    format!(
-                        "output array `{}` is too small for lane {lane}",
-                        k.output.array
-                    )
-                })?;
-            lanes.push(slice.to_vec());
-        }
-        Ok(JobOutput { lanes })
+        let default = k.default_placement();
+        let lanes = arrays
+            .iter()
+            .find(|(name, _)| *name == default.array)
+            .and_then(|(_, out)| {
+                (0..self.lane_count() as u32)
+                    .map(|lane| {
+                        let at = default.dword(lane, 0) as usize;
+                        out.get(at..at + k.output_dwords as usize)
+                            .map(<[u32]>::to_vec)
+                    })
+                    .collect::<Option<Vec<_>>>()
+            })
+            .unwrap_or_default();
+        JobOutput { arrays, lanes }
     }
 
     /// A one-line description for messages.
@@ -131,11 +150,31 @@ impl Job {
     }
 }
 
-/// Every lane's output dwords, lane-indexed, `output_dwords` each.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// What a dispatch left in memory: every array's final contents, from which each row reads its own placement.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct JobOutput {
-    /// `lanes[lane][column]`.
+    /// Final contents of every array of the memory image, by name, in memory-list order.
+    pub arrays: Vec<(String, Vec<u32>)>,
+    /// `lanes[lane][column]`: every lane's `output_dwords` at the kernel's default placement (`out` at stride
+    /// `output_dwords`), for callers that only compare that; empty when the kernel has no `out` array that holds
+    /// them all.
     pub lanes: Vec<Vec<u32>>,
+}
+
+impl JobOutput {
+    /// The final contents of array `name`.
+    pub fn array(&self, name: &str) -> Option<&[u32]> {
+        self.arrays
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, d)| d.as_slice())
+    }
+
+    /// The value of `column` of `lane` in `placement`, or `None` where the array is missing or too small.
+    pub fn value(&self, placement: &Placement, lane: u32, column: u32) -> Option<u32> {
+        let at = usize::try_from(placement.dword(lane, column)).ok()?;
+        self.array(&placement.array)?.get(at).copied()
+    }
 }
 
 /// Why a backend did not produce outputs. `Unsupported` is counted apart from the other errors in reports.

@@ -1,8 +1,8 @@
-//! The kernel file of a suite (`kernels.toml`): the machine words each measurement ran, how they were launched,
-//! the memory they saw and how their outputs are compared.
+//! The kernel file of a suite (`kernels.toml`): the machine words each measurement ran, how they were launched
+//! and the memory they saw.
 //!
 //! ```toml
-//! schema = "kernels-v1"
+//! schema = "kernels-v2"
 //! suite = "peer-f32-arithmetic-nan"
 //!
 //! [[kernel]]
@@ -16,7 +16,6 @@
 //! output_dwords = 16
 //! user_data = ["in.lo", "in.hi16", "in.bytes", "31016fac", "out.lo", "out.hi16", "out.bytes", "31016fac"]
 //! tgid = [false, false, false]
-//! output = { array = "out", stride_dwords = 16 }
 //! words = ["34020084", "34060086", "bf810000"]
 //!
 //! [[kernel.memory]]
@@ -26,25 +25,66 @@
 //! init = [{ dword_offset = 0, rows = true }]
 //! ```
 //!
-//! The kernel's *content hash* covers everything that changes what the hardware computes (ABI, launch shape,
-//! LDS size, user data, memory layout, output placement and every word) and nothing else (not its name, labels,
-//! provenance or the file it sits in), so measurement IDs survive renames and moves.
+//! Where a row's outputs are read (the array and the lane stride) is not part of the kernel: it is the row's
+//! [`Placement`] (the `array` and `stride_dwords` fields of the row CSV), because two rows of one dispatch may
+//! compare different arrays. `kernels-v1` files, which had an `output = { array, stride_dwords }` key here,
+//! are refused with a message saying so; re-import them.
+//!
+//! An array may have 0 bytes: it is mapped (it has an address), and a V# of size 0 over it makes every buffer
+//! access out of range (loads read 0, stores are dropped); a global access to its address faults like any
+//! other unmapped address.
+//!
+//! `user_data` may be longer than a launch path can load (gfx10 compute has 16 `COMPUTE_USER_DATA`
+//! registers): the file only refuses what no gfx10 wave could address (user data and workgroup ids past
+//! s105). A backend that cannot set the launch up refuses the job as unsupported ([`crate::job::Backend`]).
+//!
+//! # Content hash
+//!
+//! The kernel's *content hash* is SHA-256 (64 lowercase hex digits) over this canonical string, every line
+//! ending in `\n`, and covers everything that changes what the hardware computes and nothing else (not the
+//! kernel's name, labels, provenance or the file it sits in), so measurement IDs survive renames and moves:
+//!
+//! ```text
+//! kernel-v1
+//! abi=<abi>
+//! wave=<wave>
+//! threads=<threads>
+//! grid=<x>,<y>,<z>
+//! lds_bytes=<lds_bytes>
+//! input_dwords=<input_dwords>
+//! output_dwords=<output_dwords>
+//! user_data=<the user_data items joined by ,>
+//! tgid=<0|1>,<0|1>,<0|1>
+//! array=<name>:bytes=<bytes>:align=<align>:fill=<8 hex digits>[:rows@<offset>|:dwords@<offset>=<hex ...>]...
+//! output=out:stride=<output_dwords>
+//! words=<every word as space-separated 8-digit hex>
+//! ```
+//!
+//! with one `array=` line per array in memory-list order. The `output=` line names the *default placement*
+//! ([`Kernel::default_placement`]): `kernel-v1` was defined when the placement was part of the kernel and every
+//! measured row compared `out` at stride `output_dwords`; the line keeps those kernels' hashes (and so every
+//! measurement ID cited so far) unchanged. A row that compares anything else says so in its measurement ID
+//! ([`crate::id`]).
 
 use crate::error::{Error, Pos, Result};
 use crate::hex::{format_dwords, HexDword};
+use crate::row::Placement;
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::path::Path;
 
+/// The most SGPRs a gfx10 wave addresses (s0..s105); user data and workgroup ids must fit in them.
+pub const MAX_SGPRS: usize = 106;
+
 /// The schema tag every kernel file starts with.
-pub const SCHEMA: &str = "kernels-v1";
+pub const SCHEMA: &str = "kernels-v2";
 
 /// A kernel ABI of DESIGN.md.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize)]
 pub enum Abi {
-    /// The hardware oracle layout: kernarg pointer in s[0:1], inputs in v4..v7, outputs from v10..v25.
+    /// The hardware oracle layout: kernarg pointer in `s[0:1]`, inputs in v4..v7, outputs from v10..v25.
     #[serde(rename = "oracle-v1")]
     OracleV1,
     /// The peer tests' layout: user SGPRs from s0 as the kernel's `user_data` list says, v0 = lane index.
@@ -66,9 +106,9 @@ impl Abi {
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Array {
-    /// Name the user data and the output placement refer to.
+    /// Name the user data and rows' placements refer to.
     pub name: String,
-    /// Size in bytes.
+    /// Size in bytes (a multiple of 4; 0 is an array with an address and no contents).
     pub bytes: u32,
     /// The dword every byte not otherwise initialised holds.
     pub fill: HexDword,
@@ -98,16 +138,6 @@ pub struct Init {
     pub dwords: Vec<HexDword>,
 }
 
-/// Where each lane's output dwords are read after the dispatch.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Output {
-    /// The array the outputs are read from.
-    pub array: String,
-    /// Lane L's output dwords start at dword `L * stride_dwords` of the array.
-    pub stride_dwords: u32,
-}
-
 /// A float format a column's tolerance is counted in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -118,7 +148,8 @@ pub enum TolFormat {
     F16,
 }
 
-/// A documented tolerance on one output dword of a kernel (DESIGN.md, "Comparison policy").
+/// A documented tolerance on one output dword of a kernel (DESIGN.md, "Comparison policy"). It applies to rows
+/// that compare the default placement ([`Kernel::default_placement`]), whose dwords the index counts.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ColumnPolicy {
@@ -164,7 +195,8 @@ pub struct Kernel {
     pub lds_bytes: u32,
     /// Input dwords per lane (a row's `inputs`).
     pub input_dwords: u32,
-    /// Output dwords per lane (a row's `columns` index into these).
+    /// Output dwords per lane of the `out` array: the lane stride of the default placement
+    /// ([`Kernel::default_placement`]), which labels and tolerances describe.
     pub output_dwords: u32,
     /// What each user SGPR holds, s0 upwards (`agc-buffer-v1`; see [`UserData`]).
     #[serde(default)]
@@ -175,12 +207,10 @@ pub struct Kernel {
     /// Arrays of the dispatch's memory image.
     #[serde(default)]
     pub memory: Vec<Array>,
-    /// Where outputs are read.
-    pub output: Output,
     /// Per-column tolerances (none means bit-exact everywhere).
     #[serde(default, rename = "column")]
     pub columns: Vec<ColumnPolicy>,
-    /// Human labels of output dwords (informational).
+    /// Human labels of the default placement's output dwords (informational).
     #[serde(default)]
     pub labels: Vec<String>,
     /// Where the kernel came from.
@@ -362,10 +392,6 @@ impl Kernel {
                     init: vec![],
                 },
             ],
-            output: Output {
-                array: "out".into(),
-                stride_dwords: output_dwords,
-            },
             columns: vec![],
             labels: vec![],
             source: None,
@@ -389,9 +415,68 @@ impl Kernel {
         self.user_data.iter().map(|u| UserData::parse(u)).collect()
     }
 
-    /// The declared tolerance of output dword `index`, if any.
+    /// The declared tolerance of output dword `index` of the default placement, if any.
     pub fn policy(&self, index: u32) -> Option<&ColumnPolicy> {
         self.columns.iter().find(|c| c.index == index)
+    }
+
+    /// The tolerance of column `index` of a row that compares `placement`: tolerances are declared on the
+    /// default placement's dwords, so a row reading another array is compared without one (stricter, never
+    /// looser, than applying a tolerance meant for other dwords).
+    pub fn policy_for(&self, placement: &Placement, index: u32) -> Option<&ColumnPolicy> {
+        if *placement == self.default_placement() {
+            self.policy(index)
+        } else {
+            None
+        }
+    }
+
+    /// The placement every row compared before placements were per row: `out` at stride `output_dwords`.
+    /// A row with this placement has the measurement ID it always had ([`crate::id`]).
+    pub fn default_placement(&self) -> Placement {
+        Placement::new("out", self.output_dwords)
+    }
+
+    /// What a row's placement adds to its measurement ID: nothing for the default placement, itself otherwise.
+    pub fn id_placement<'a>(&self, placement: &'a Placement) -> Option<&'a Placement> {
+        (*placement != self.default_placement()).then_some(placement)
+    }
+
+    /// Checks that a row comparing `placement` up to column `last_column` can be read for every lane of a
+    /// dispatch; the message says what is wrong.
+    pub fn check_placement(&self, placement: &Placement, last_column: u32) -> Result<(), String> {
+        let n = &self.name;
+        let a = self.array(&placement.array).ok_or_else(|| {
+            let names: Vec<&str> = self.memory.iter().map(|a| a.name.as_str()).collect();
+            format!(
+                "compares array `{}`, which kernel `{n}` does not have (its arrays: {})",
+                placement.array,
+                if names.is_empty() {
+                    "none".to_string()
+                } else {
+                    names.join(", ")
+                }
+            )
+        })?;
+        // Lane L's columns are L * stride + c: a column at or past the stride would read the next lane's dwords.
+        if last_column >= placement.stride_dwords {
+            return Err(format!(
+                "column {last_column} does not fit in the lane stride of {} dwords in array `{}`",
+                placement.stride_dwords, placement.array
+            ));
+        }
+        let last_lane = self.lanes().saturating_sub(1);
+        let needed = last_lane * placement.stride_dwords as u64 + last_column as u64 + 1;
+        let have = a.bytes as u64 / 4;
+        if needed > have {
+            return Err(format!(
+                "array `{}` has {have} dwords; {} lanes at stride {} up to column {last_column} need {needed}",
+                a.name,
+                self.lanes(),
+                placement.stride_dwords
+            ));
+        }
+        Ok(())
     }
 
     /// The array named `name`.
@@ -445,9 +530,9 @@ impl Kernel {
             if !names.insert(a.name.as_str()) {
                 return Err(format!("kernel `{n}`: array `{}` is listed twice", a.name));
             }
-            if a.bytes == 0 || a.bytes % 4 != 0 || a.bytes > 64 << 20 {
+            if a.bytes % 4 != 0 || a.bytes > 64 << 20 {
                 return Err(format!(
-                    "kernel `{n}`: array `{}` has {} bytes (a multiple of 4, at most 64 MiB)",
+                    "kernel `{n}`: array `{}` has {} bytes (a multiple of 4 from 0 to 64 MiB)",
                     a.name, a.bytes
                 ));
             }
@@ -478,30 +563,6 @@ impl Kernel {
                 }
             }
         }
-        let out = self.array(&self.output.array).ok_or_else(|| {
-            format!(
-                "kernel `{n}`: output array `{}` is not in its memory list",
-                self.output.array
-            )
-        })?;
-        if self.output.stride_dwords < self.output_dwords && self.lanes() > 1 {
-            return Err(format!(
-                "kernel `{n}`: output stride {} is smaller than output_dwords {}",
-                self.output.stride_dwords, self.output_dwords
-            ));
-        }
-        let last =
-            (self.lanes() - 1) * self.output.stride_dwords as u64 + self.output_dwords as u64;
-        if last > out.bytes as u64 / 4 {
-            return Err(format!(
-                "kernel `{n}`: output array `{}` ({} dwords) is too small for {} lanes of {} dwords at stride {}",
-                out.name,
-                out.bytes / 4,
-                self.lanes(),
-                self.output_dwords,
-                self.output.stride_dwords
-            ));
-        }
         for u in self.user_data()? {
             if let Some(a) = u.array() {
                 if self.array(a).is_none() {
@@ -509,10 +570,14 @@ impl Kernel {
                 }
             }
         }
-        if self.user_data.len() > 32 {
+        // Only what no gfx10 wave could address is refused here; what a launch path can load (16 user SGPRs
+        // through COMPUTE_USER_DATA on the hardware) is each backend's to say, at run time.
+        let tgids = self.tgid.iter().filter(|&&t| t).count();
+        if self.user_data.len() + tgids > MAX_SGPRS {
             return Err(format!(
-                "kernel `{n}`: {} user SGPRs (gfx10 has at most 32)",
-                self.user_data.len()
+                "kernel `{n}`: {} user SGPRs and {tgids} workgroup-id SGPRs do not fit in s0..s{} of a gfx10 wave",
+                self.user_data.len(),
+                MAX_SGPRS - 1
             ));
         }
         let mut seen = BTreeSet::new();
@@ -565,11 +630,8 @@ impl Kernel {
             }
             s.push('\n');
         }
-        let _ = writeln!(
-            s,
-            "output={}:stride={}",
-            self.output.array, self.output.stride_dwords
-        );
+        // The default placement, kept from when the placement was part of the kernel (module docs).
+        let _ = writeln!(s, "output=out:stride={}", self.output_dwords);
         let _ = writeln!(s, "words={}", format_dwords(&self.words()));
         s
     }
@@ -616,6 +678,16 @@ struct RawFile {
     kernels: Vec<toml::Spanned<Kernel>>,
 }
 
+/// Just the schema tag of a kernel file, read when the whole file does not parse.
+#[derive(Deserialize)]
+struct SchemaOnly {
+    schema: Option<String>,
+}
+
+const OLD_SCHEMA: &str =
+    "schema `kernels-v1` kept the output placement in the kernel; in `kernels-v2` it is \
+     each row's `array` and `stride_dwords` (measurements crate docs): re-import the suite";
+
 /// Is `name` a valid suite name (lowercase letters, digits and `-`, starting with a letter)?
 pub fn valid_suite_name(name: &str) -> bool {
     name.chars().next().is_some_and(|c| c.is_ascii_lowercase())
@@ -627,12 +699,22 @@ pub fn valid_suite_name(name: &str) -> bool {
 impl KernelFile {
     /// Parses and validates kernel file text; `path` is used in error messages only.
     pub fn parse(path: &Path, text: &str) -> Result<KernelFile> {
+        let old_schema = || Error::syntax(path, Pos::new(1, 0), OLD_SCHEMA);
         let raw: RawFile = toml::from_str(text).map_err(|e| {
+            // A kernels-v1 file fails on its `output` keys before the schema is looked at; say why instead.
+            if toml::from_str::<SchemaOnly>(text)
+                .is_ok_and(|s| s.schema.as_deref() == Some("kernels-v1"))
+            {
+                return old_schema();
+            }
             let pos = e
                 .span()
                 .map_or(Pos::default(), |s| Pos::of_offset(text, s.start));
             Error::syntax(path, pos, e.message().trim().to_string())
         })?;
+        if raw.schema == "kernels-v1" {
+            return Err(old_schema());
+        }
         if raw.schema != SCHEMA {
             return Err(Error::syntax(
                 path,
@@ -693,8 +775,9 @@ impl KernelFile {
     /// Renders the file in its canonical layout (stable, so re-imports are byte-identical).
     pub fn to_toml(&self) -> String {
         let mut s = String::new();
-        s.push_str(
-            "# Kernels of one measurement suite. Format: measurements crate docs (kernels-v1).\n",
+        let _ = writeln!(
+            s,
+            "# Kernels of one measurement suite. Format: measurements crate docs ({SCHEMA})."
         );
         let _ = writeln!(s, "schema = {}", q(SCHEMA));
         let _ = writeln!(s, "suite = {}", q(&self.suite));
@@ -724,12 +807,6 @@ impl KernelFile {
                     .join(", ")
             );
             let _ = writeln!(s, "tgid = [{}, {}, {}]", k.tgid[0], k.tgid[1], k.tgid[2]);
-            let _ = writeln!(
-                s,
-                "output = {{ array = {}, stride_dwords = {} }}",
-                q(&k.output.array),
-                k.output.stride_dwords
-            );
             if let Some(p) = &k.source {
                 let _ = writeln!(s, "source = {}", provenance(p));
             }
@@ -818,4 +895,69 @@ fn q(text: &str) -> String {
     }
     s.push('"');
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Fixed vector of the content hash's canonical string: if it changes, every measurement ID changes.
+    #[test]
+    fn canonical_string_keeps_the_default_placement_line() {
+        let k = Kernel::agc_buffer("any-name", &[0xbf81_0000], 32, 32, (4, 16), 0xdead_beef, 0);
+        let want = "kernel-v1\nabi=agc-buffer-v1\nwave=32\nthreads=32\ngrid=1,1,1\nlds_bytes=0\ninput_dwords=4\n\
+                    output_dwords=16\nuser_data=in.lo,in.hi16,in.bytes,31016fac,out.lo,out.hi16,out.bytes,31016fac\n\
+                    tgid=0,0,0\narray=in:bytes=512:align=256:fill=00000000:rows@0\n\
+                    array=out:bytes=2048:align=256:fill=deadbeef\noutput=out:stride=16\nwords=bf810000\n";
+        assert_eq!(k.canonical(), want);
+        assert_eq!(k.content_hash(), hex_digest(want.as_bytes()));
+        assert_eq!(k.default_placement(), Placement::new("out", 16));
+        assert_eq!(k.id_placement(&Placement::new("out", 16)), None);
+        let other = Placement::new("out", 32);
+        assert_eq!(k.id_placement(&other), Some(&other));
+    }
+
+    #[test]
+    fn placements_are_checked_against_the_columns_and_the_array() {
+        let mut k = Kernel::agc_buffer("k", &[0xbf81_0000], 32, 32, (4, 16), 0, 0);
+        k.memory.push(Array {
+            name: "empty".into(),
+            bytes: 0,
+            fill: HexDword(0),
+            align: 256,
+            init: vec![],
+        });
+        k.validate().unwrap();
+        assert_eq!(k.check_placement(&Placement::new("out", 16), 15), Ok(()));
+        assert_eq!(k.check_placement(&Placement::new("out", 8), 7), Ok(()));
+        for (p, last, msg) in [
+            (
+                Placement::new("nowhere", 16),
+                0,
+                "compares array `nowhere`, which kernel `k` does not have (its arrays: in, out, empty)",
+            ),
+            (
+                Placement::new("out", 16),
+                16,
+                "column 16 does not fit in the lane stride of 16 dwords in array `out`",
+            ),
+            (
+                Placement::new("out", 0),
+                0,
+                "column 0 does not fit in the lane stride of 0 dwords in array `out`",
+            ),
+            (
+                Placement::new("out", 17),
+                0,
+                "array `out` has 512 dwords; 32 lanes at stride 17 up to column 0 need 528",
+            ),
+            (
+                Placement::new("empty", 1),
+                0,
+                "array `empty` has 0 dwords; 32 lanes at stride 1 up to column 0 need 32",
+            ),
+        ] {
+            assert_eq!(k.check_placement(&p, last), Err(msg.to_string()), "{p}");
+        }
+    }
 }

@@ -19,12 +19,21 @@
 //! | `dispatch` | 16 hex digits: hash of the kernel and every lane's inputs; rows with one value ran together |
 //! | `lane` | the lane's index in the dispatch (group * threads + local id) |
 //! | `inputs` | the lane's input dwords, space-separated 8-digit lowercase hex |
-//! | `columns` | the output dword indices that have expected values, ascending |
+//! | `array` | the array of the kernel's memory list the row's outputs are read from after the dispatch |
+//! | `stride_dwords` | lane L's outputs start at dword `L * stride_dwords` of `array` ([`row::Placement`]) |
+//! | `columns` | the output dword indices (below `stride_dwords`) that have expected values, ascending |
 //! | `outputs` | the expected values, parallel to `columns` |
 //! | `masks` | the compared bits per column; empty means all `ffffffff` |
 //! | `checks` | one letter per column ([`row::Check`]); empty means all `x` |
 //! | `evidence` | `hardware`, `peer-pinned` or `peer-formula` |
 //! | `source` | who measured it where, or `repo@commit:path#case` of a transcribed test (several joined by ` ; `) |
+//!
+//! What a row compares (`array`, `stride_dwords`) belongs to the row, not to the kernel: two rows of one
+//! dispatch may read different arrays (`out` and `scratch`) and then run as one job. A row's placement is checked
+//! against its kernel when it is loaded: the array exists, every column is below the stride, and the array holds
+//! the columns of every lane of the dispatch. A row comparing anything but the kernel's default placement (`out`
+//! at stride `output_dwords`) has that placement in its measurement ID ([`id`]); rows comparing the default have
+//! the IDs they always had.
 //!
 //! # Guarantees
 //!

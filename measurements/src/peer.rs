@@ -3,15 +3,22 @@
 //! One peer file becomes one suite named `peer-<test in kebab case>`: its kernels go to `kernels.toml` and its
 //! rows to `rdna2.csv` (the peer data says RDNA2 hardware, not which chip). Row `r` of a case runs in dispatch
 //! `r / rows_per_dispatch` at lane `r % rows_per_dispatch`. Every row's `source` names the repository, commit,
-//! path and case it came from. Two cases that measured the same thing (same kernel, mode, dispatch and lane)
-//! give one row with both cases in its source; if they disagree the import fails with a repeatability conflict.
+//! path and case it came from. Two cases that measured the same thing (same kernel, mode, dispatch, lane and
+//! placement) give one row with both cases in its source; if they disagree the import fails with a
+//! repeatability conflict.
+//!
+//! A case's `compare_array` and `compare_stride_dwords` become its rows' [`Placement`]: cases of one kernel may
+//! compare different arrays of the same dispatch. Each case's placement is checked against its own columns
+//! (the array exists, the largest column fits in the stride, the array holds every lane), and the error names
+//! the case. Arrays of 0 bytes are imported as they are, and so is user data longer than a launch path can
+//! load: that is for the backend to refuse at run time ([`crate::job`], "Launch limits").
 
 use crate::error::{Error, Origin, Pos, Result};
 use crate::hex::HexDword;
 use crate::id::{dispatch_hash, measurement_id};
-use crate::kernel::{Array, Init, Kernel, KernelFile, Output, Provenance};
+use crate::kernel::{Array, Init, Kernel, KernelFile, Provenance};
 use crate::mode::FloatMode;
-use crate::row::{Cell, Check, Evidence, Row};
+use crate::row::{Cell, Check, Evidence, Placement, Row};
 use crate::store::Suite;
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -209,20 +216,17 @@ pub fn import_peer(path: &Path, text: &str) -> Result<Suite> {
     let prov = &file.source;
     let err_at = |pos: Pos, m: String| Error::syntax(path, pos, m);
 
-    // Launch parameters come from the cases; all cases of one kernel must agree on them.
+    // The grid comes from the cases; all cases of one kernel must agree on it (what they compare may differ).
     let mut launch: BTreeMap<&str, (&PeerCase, [u32; 3])> = BTreeMap::new();
     for c in &file.cases {
         let pos = locate(text, "name", &c.name);
         if let Some((first, groups)) = launch.get(c.kernel.as_str()) {
-            if *groups != c.groups
-                || first.compare_array != c.compare_array
-                || first.compare_stride_dwords != c.compare_stride_dwords
-            {
+            if *groups != c.groups {
                 return Err(err_at(
                     pos,
                     format!(
-                        "case `{}`: groups or compare placement differ from case `{}` of the same kernel",
-                        c.name, first.name
+                        "case `{}`: groups {:?} differ from groups {:?} of case `{}` of the same kernel",
+                        c.name, c.groups, groups, first.name
                     ),
                 ));
             }
@@ -234,23 +238,8 @@ pub fn import_peer(path: &Path, text: &str) -> Result<Suite> {
     let mut kernels = Vec::new();
     for k in &file.kernels {
         let pos = locate(text, "name", &k.name);
-        let (output, grid) = match launch.get(k.name.as_str()) {
-            Some((c, g)) => (
-                Output {
-                    array: c.compare_array.clone(),
-                    stride_dwords: c.compare_stride_dwords,
-                },
-                *g,
-            ),
-            // A kernel no case runs: outputs are read from `out` at its output size.
-            None => (
-                Output {
-                    array: "out".into(),
-                    stride_dwords: k.output_dwords,
-                },
-                [1, 1, 1],
-            ),
-        };
+        // A kernel no case runs is launched as one workgroup.
+        let grid = launch.get(k.name.as_str()).map_or([1, 1, 1], |(_, g)| *g);
         let kernel = Kernel {
             name: k.name.clone(),
             abi: crate::kernel::Abi::AgcBufferV1,
@@ -281,7 +270,6 @@ pub fn import_peer(path: &Path, text: &str) -> Result<Suite> {
                         .collect(),
                 })
                 .collect(),
-            output,
             columns: Vec::new(),
             labels: k
                 .instructions
@@ -354,12 +342,15 @@ pub fn import_peer(path: &Path, text: &str) -> Result<Suite> {
         if c.columns.is_empty() || c.columns.windows(2).any(|w| w[0] >= w[1]) {
             return Err(e("columns must be non-empty and strictly ascending".into()));
         }
-        if let Some(&bad) = c.columns.iter().find(|&&col| col >= kernel.output_dwords) {
-            return Err(e(format!(
-                "column {bad} is past the kernel's {} output dwords",
-                kernel.output_dwords
-            )));
-        }
+        let placement = Placement::new(&c.compare_array, c.compare_stride_dwords);
+        let last = c.columns[c.columns.len() - 1];
+        kernel.check_placement(&placement, last).map_err(|m| {
+            e(format!(
+                "compare_array `{}`, compare_stride_dwords {}: {m}",
+                c.compare_array, c.compare_stride_dwords
+            ))
+        })?;
+        let id_placement = kernel.id_placement(&placement).cloned();
         let masks: Vec<u32> = match &c.masks {
             None => vec![u32::MAX; c.columns.len()],
             Some(m) if m.len() == c.columns.len() => m.iter().map(|m| m.0).collect(),
@@ -431,7 +422,14 @@ pub fn import_peer(path: &Path, text: &str) -> Result<Suite> {
                     });
                 }
                 let row = Row {
-                    id: measurement_id(&kernel_hash, PEER_TARGET, &mode, &dispatch, lane),
+                    id: measurement_id(
+                        &kernel_hash,
+                        PEER_TARGET,
+                        &mode,
+                        &dispatch,
+                        lane,
+                        id_placement.as_ref(),
+                    ),
                     suite: suite_name.clone(),
                     kernel: c.kernel.clone(),
                     target: PEER_TARGET.into(),
@@ -439,6 +437,7 @@ pub fn import_peer(path: &Path, text: &str) -> Result<Suite> {
                     dispatch: dispatch.clone(),
                     lane,
                     inputs: ins,
+                    placement: placement.clone(),
                     cells,
                     evidence: match c.expectation {
                         Expectation::Pinned => Evidence::PeerPinned,

@@ -91,7 +91,7 @@ impl fmt::Display for Evidence {
 /// One expected output dword.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Cell {
-    /// Output dword index (0-based, below the kernel's `output_dwords`).
+    /// Dword index within the lane's outputs (0-based, below the row's [`Placement::stride_dwords`]).
     pub column: u32,
     /// The expected value.
     pub value: u32,
@@ -99,6 +99,39 @@ pub struct Cell {
     pub mask: u32,
     /// How the cell is compared.
     pub check: Check,
+}
+
+/// What a row compares: the array its output dwords are read from after the dispatch, and the lane stride.
+///
+/// Lane L's column c is dword `L * stride_dwords + c` of `array`. It belongs to the row, not to the kernel
+/// (DESIGN.md): two rows of one dispatch may read different arrays, e.g. `out` and `scratch`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Placement {
+    /// The array's name in the kernel's memory list.
+    pub array: String,
+    /// Dwords between the starts of consecutive lanes' outputs.
+    pub stride_dwords: u32,
+}
+
+impl Placement {
+    /// A placement in `array` at `stride_dwords`.
+    pub fn new(array: &str, stride_dwords: u32) -> Placement {
+        Placement {
+            array: array.to_string(),
+            stride_dwords,
+        }
+    }
+
+    /// The dword of the array that holds `column` of `lane` (never overflows: both factors are 32-bit).
+    pub fn dword(&self, lane: u32, column: u32) -> u64 {
+        lane as u64 * self.stride_dwords as u64 + column as u64
+    }
+}
+
+impl fmt::Display for Placement {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} at lane stride {}", self.array, self.stride_dwords)
+    }
 }
 
 /// One measured row. Field meanings: crate docs, "Row format".
@@ -120,6 +153,8 @@ pub struct Row {
     pub lane: u32,
     /// The lane's input dwords.
     pub inputs: Vec<u32>,
+    /// Where the compared dwords are read after the dispatch.
+    pub placement: Placement,
     /// The expected output cells, in ascending column order.
     pub cells: Vec<Cell>,
     /// What kind of evidence the row is.

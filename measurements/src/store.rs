@@ -84,11 +84,10 @@ impl Suite {
                 kernel.input_dwords
             )));
         }
-        if let Some(c) = row.cells.iter().find(|c| c.column >= kernel.output_dwords) {
-            return Err(err(format!(
-                "column {} is past kernel `{}`'s {} output dwords",
-                c.column, kernel.name, kernel.output_dwords
-            )));
+        if let Some(last) = row.cells.iter().map(|c| c.column).max() {
+            kernel
+                .check_placement(&row.placement, last)
+                .map_err(|m| err(format!("row {}: {m}", row.id)))?;
         }
         if row.lane as u64 >= kernel.lanes() {
             return Err(err(format!(
@@ -99,11 +98,18 @@ impl Suite {
             )));
         }
         let hash = &self.kernel_hashes[&row.kernel];
-        let id = measurement_id(hash, &row.target, &row.mode, &row.dispatch, row.lane);
+        let id = measurement_id(
+            hash,
+            &row.target,
+            &row.mode,
+            &row.dispatch,
+            row.lane,
+            kernel.id_placement(&row.placement),
+        );
         if id != row.id {
             return Err(err(format!(
                 "measurement ID {} does not match the row's content (it should be {id}): the kernel, target, mode, \
-                 dispatch or lane was edited",
+                 dispatch, lane or placement was edited",
                 row.id
             )));
         }

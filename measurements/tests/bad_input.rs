@@ -72,7 +72,7 @@ fn csv_wrong_field_count() {
         l[4] = &cut;
         l.join("\n") + "\n"
     });
-    assert_has(&load_err(&d), &["rdna2.csv:5:", "16 fields, the header 17"]);
+    assert_has(&load_err(&d), &["rdna2.csv:5:", "18 fields, the header 19"]);
 }
 
 #[test]
@@ -101,13 +101,13 @@ fn csv_unknown_mode_values() {
 #[test]
 fn csv_unknown_check_letter_and_evidence() {
     let (_t, d) = suite_copy(SUITE);
-    edit(&d.join("rdna2.csv"), |t| set_field(t, 2, 14, "xqx"));
-    assert_has(&load_err(&d), &["rdna2.csv:2:15", "`q` is not one of"]);
+    edit(&d.join("rdna2.csv"), |t| set_field(t, 2, 16, "xqx"));
+    assert_has(&load_err(&d), &["rdna2.csv:2:17", "`q` is not one of"]);
     let (_t, d) = suite_copy(SUITE);
-    edit(&d.join("rdna2.csv"), |t| set_field(t, 2, 15, "rumour"));
+    edit(&d.join("rdna2.csv"), |t| set_field(t, 2, 17, "rumour"));
     assert_has(
         &load_err(&d),
-        &["rdna2.csv:2:16", "`rumour` is not hardware"],
+        &["rdna2.csv:2:18", "`rumour` is not hardware"],
     );
 }
 
@@ -118,9 +118,9 @@ fn csv_duplicate_id_with_other_outputs_is_a_conflict() {
     let text = std::fs::read_to_string(&csv).unwrap();
     let line2 = text.lines().nth(1).unwrap().to_string();
     let mut fields: Vec<String> = line2.split(',').map(String::from).collect();
-    let mut outs: Vec<String> = fields[12].split(' ').map(String::from).collect();
+    let mut outs: Vec<String> = fields[14].split(' ').map(String::from).collect();
     outs[0] = format!("{:08x}", u32::from_str_radix(&outs[0], 16).unwrap() ^ 0x10);
-    fields[12] = outs.join(" ");
+    fields[14] = outs.join(" ");
     std::fs::write(&csv, format!("{text}{}\n", fields.join(","))).unwrap();
     let last = text.lines().count() + 1;
     assert_has(
@@ -242,13 +242,85 @@ fn toml_errors_have_positions() {
     assert_has(&load_err(&d), &["kernels.toml:"]);
     let (_t, d) = suite_copy(SUITE);
     edit(&d.join("kernels.toml"), |t| {
-        t.replacen("array = \"out\"", "array = \"nowhere\"", 1)
+        t.replacen("name = \"in\"", "name = \"nowhere\"", 1)
     });
     assert_has(
         &load_err(&d),
         &[
             "kernels.toml:",
-            "output array `nowhere` is not in its memory list",
+            "user data refers to array `in`, which is not in its memory list",
+        ],
+    );
+}
+
+#[test]
+fn a_kernels_v1_file_is_refused_with_the_reason() {
+    // A file from before placements moved to rows: schema v1 and an `output` key in the kernel.
+    let (_t, d) = suite_copy(SUITE);
+    edit(&d.join("kernels.toml"), |t| {
+        t.replacen("schema = \"kernels-v2\"", "schema = \"kernels-v1\"", 1)
+            .replacen(
+                "tgid = [false, false, false]",
+                "tgid = [false, false, false]\noutput = { array = \"out\", stride_dwords = 4 }",
+                1,
+            )
+    });
+    assert_has(
+        &load_err(&d),
+        &[
+            "kernels.toml:1",
+            "`kernels-v1` kept the output placement in the kernel",
+            "re-import",
+        ],
+    );
+}
+
+#[test]
+fn csv_bad_placements_name_the_row() {
+    // Unknown array.
+    let (_t, d) = suite_copy(SUITE);
+    edit(&d.join("rdna2.csv"), |t| set_field(t, 2, 11, "scratch"));
+    assert_has(
+        &load_err(&d),
+        &[
+            "rdna2.csv:2",
+            "compares array `scratch`, which kernel `ReadLaneCode` does not have (its arrays: in, out)",
+        ],
+    );
+    // The row's columns (0 1 2) do not fit in a stride of 2.
+    let (_t, d) = suite_copy(SUITE);
+    edit(&d.join("rdna2.csv"), |t| set_field(t, 2, 12, "2"));
+    assert_has(
+        &load_err(&d),
+        &[
+            "rdna2.csv:2",
+            "column 2 does not fit in the lane stride of 2 dwords in array `out`",
+        ],
+    );
+    // `out` has 128 dwords: 32 lanes at stride 8 up to column 2 need 251.
+    let (_t, d) = suite_copy(SUITE);
+    edit(&d.join("rdna2.csv"), |t| set_field(t, 2, 12, "8"));
+    assert_has(
+        &load_err(&d),
+        &[
+            "rdna2.csv:2",
+            "array `out` has 128 dwords; 32 lanes at stride 8 up to column 2 need 251",
+        ],
+    );
+    // A placement that can be read but is not the one the ID was made with.
+    let (_t, d) = suite_copy(SUITE);
+    edit(&d.join("rdna2.csv"), |t| set_field(t, 2, 12, "3"));
+    assert_has(
+        &load_err(&d),
+        &["rdna2.csv:2", "lane or placement was edited"],
+    );
+    let (_t, d) = suite_copy(SUITE);
+    edit(&d.join("rdna2.csv"), |t| set_field(t, 2, 12, "bad"));
+    assert_has(
+        &load_err(&d),
+        &[
+            "rdna2.csv:2:13",
+            "field `stride_dwords`: `bad` is not a dword count",
         ],
     );
 }

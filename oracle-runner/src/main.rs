@@ -138,9 +138,16 @@ fn show(ids: &[String], dirs: &[PathBuf], with_disasm: bool) -> Result<(), Strin
             "  inputs    {}",
             measurements::hex::format_dwords(&r.inputs)
         );
+        println!(
+            "  compares  {} (lane {} at dword {})",
+            r.placement,
+            r.lane,
+            r.placement.dword(r.lane, 0)
+        );
         for c in &r.cells {
             println!(
-                "  out[{:>3}]  {:08x} mask {:08x} check {}",
+                "  {}[{:>3}]  {:08x} mask {:08x} check {}",
+                r.placement.array,
                 c.column,
                 c.value,
                 c.mask,

@@ -93,6 +93,11 @@ fn show_prints_a_cited_row() {
         "{s}"
     );
     assert!(s.contains("F32ArithmeticNan_NoFloatMode_MatchesNonIeeeResults"));
+    assert!(
+        s.contains("compares  out at lane stride 16 (lane 0 at dword 0)"),
+        "{s}"
+    );
+    assert!(s.contains("out[  0]  7f812345"), "{s}");
 }
 
 #[test]

@@ -41,6 +41,11 @@ impl GuestMemory {
     }
 
     /// Maps `bytes` after the last region (plus a guard gap) at an address aligned to `align` (a power of two).
+    ///
+    /// `bytes` may be empty (a 0-byte array): the region still gets an address of its own, a guard gap from
+    /// each neighbour, so a V# over it points where no other array is. Buffer accesses through a V# of size 0
+    /// are range-checked out and never reach memory; any other access to that address faults, as for any
+    /// unmapped address.
     pub fn map(&mut self, name: &str, align: u64, bytes: Vec<u8>) -> u64 {
         let align = align.max(1).next_power_of_two();
         let start = self
@@ -141,5 +146,27 @@ mod tests {
         assert!(m.read_u32(0).is_err());
         assert!(m.write_u32(u64::MAX - 1, 0).is_err());
         assert!(m.read_u32(b - 4).is_err(), "the guard gap is unmapped");
+    }
+
+    #[test]
+    fn a_zero_byte_region_has_an_address_and_no_bytes() {
+        let mut m = GuestMemory::new();
+        let a = m.map("a", 256, vec![0; 16]);
+        let empty = m.map("empty", 256, Vec::new());
+        let b = m.map("b", 256, vec![0; 16]);
+        assert!(empty >= a + 16 + GUARD && b >= empty + GUARD);
+        assert_eq!(
+            m.region("empty").map(|r| (r.base, r.bytes.len())),
+            Some((empty, 0))
+        );
+        // Nothing is at its address: an access there faults like any unmapped one.
+        for at in [empty, empty - 4, empty + 4] {
+            assert!(m.read_u32(at).is_err(), "{at:#x}");
+            assert!(m.write_u32(at, 1).is_err(), "{at:#x}");
+        }
+        // The regions around it are whole.
+        m.write_u32(a + 12, 1).unwrap();
+        m.write_u32(b, 2).unwrap();
+        assert_eq!((m.read_u32(a + 12), m.read_u32(b)), (Ok(1), Ok(2)));
     }
 }

@@ -1,4 +1,5 @@
-//! The wave interpreter: runs a [`Job`] the way gfx10 hardware does and returns every lane's output dwords.
+//! The wave interpreter: runs a [`Job`] the way gfx10 hardware does and returns the final contents of its
+//! arrays, from which each row reads its own placement.
 //!
 //! A dispatch is laid out as the job's ABI says ([`launch`]): arrays mapped into [`memory::GuestMemory`],
 //! user SGPRs, workgroup ids and v0 initialised, EXEC set to the lanes that exist. Workgroups run one after
@@ -6,7 +7,8 @@
 //! `s_barrier`, and a barrier releases when every live wave of the group has reached it.
 //!
 //! An instruction the model does not implement stops the job with [`BackendError::Unsupported`] naming it and
-//! its word index; an access outside every mapped region is a [`BackendError::Fault`]; a wave that runs past
+//! its word index, and so does a launch with more user SGPRs than the hardware has ([`MAX_USER_SGPRS`]); an
+//! access outside every mapped region is a [`BackendError::Fault`]; a wave that runs past
 //! [`Limits::instructions`] is a [`BackendError::Timeout`]. Nothing is guessed.
 
 pub mod buffer;
@@ -27,6 +29,11 @@ use memory::{bytes_to_dwords, dwords_to_bytes, GuestMemory};
 use state::Wave;
 
 pub use ctx::Ctx;
+
+/// User SGPRs the model loads for an `agc-buffer-v1` launch, s0 upwards: as many as the hardware, whose compute
+/// launch sets them from the 16 COMPUTE_USER_DATA registers. A job with more is `Unsupported`, not loaded past
+/// what a PS5 could launch.
+pub const MAX_USER_SGPRS: usize = 16;
 
 /// Execution limits.
 #[derive(Debug, Clone, Copy)]
@@ -125,6 +132,14 @@ pub fn run_job(job: &Job, limits: Limits) -> Result<JobOutput, BackendError> {
         .map_err(BackendError::InvalidJob)?;
     // oracle-v1: the user data list is the kernel argument segment, whose address goes in s[0:1].
     let user_sgprs = match k.abi {
+        Abi::AgcBufferV1 if user.len() > MAX_USER_SGPRS => {
+            return Err(BackendError::Unsupported {
+                instruction: format!("launch with {} user SGPRs", user.len()),
+                reason: format!(
+                    "gfx10 compute has {MAX_USER_SGPRS} COMPUTE_USER_DATA registers; the model loads no more"
+                ),
+            })
+        }
         Abi::AgcBufferV1 => user,
         Abi::OracleV1 => {
             let kernarg = mem.map("kernarg", 256, dwords_to_bytes(&user));
@@ -176,11 +191,17 @@ pub fn run_job(job: &Job, limits: Limits) -> Result<JobOutput, BackendError> {
             }
         }
     }
-    let out = mem.region(&k.output.array).ok_or_else(|| {
-        BackendError::InvalidJob(format!("output array `{}` is not mapped", k.output.array))
-    })?;
-    job.outputs_from(&bytes_to_dwords(&out.bytes))
-        .map_err(BackendError::InvalidJob)
+    // Every array comes back: each row of the job reads its own placement.
+    let arrays = images
+        .iter()
+        .map(|a| {
+            let region = mem.region(&a.name).ok_or_else(|| {
+                BackendError::InvalidJob(format!("array `{}` is not mapped", a.name))
+            })?;
+            Ok((a.name.clone(), bytes_to_dwords(&region.bytes)))
+        })
+        .collect::<Result<Vec<_>, BackendError>>()?;
+    Ok(job.output_from(arrays))
 }
 
 /// Runs the waves of one workgroup to completion.
