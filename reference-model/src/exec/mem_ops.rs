@@ -319,7 +319,8 @@ fn atomic32(op: Op, old: u32, d0: u32, d1: u32, mode: crate::float::Mode) -> Opt
         DsMinF32 | DsMinRtnF32 | DsMinSrc2F32 => crate::float::lds_min_f32(mode, old, d0),
         DsMaxF32 | DsMaxRtnF32 | DsMaxSrc2F32 => crate::float::lds_max_f32(mode, old, d0),
         DsAddF32 | DsAddRtnF32 | DsAddSrc2F32 => crate::float::lds_add_f32(mode, old, d0),
-        // The LDS float rule serves the buffer float atomics too (seed 000, LDS float atomics entry).
+        // Buffer, global and flat float atomics reuse the LDS float rule by design, not by measurement (rule
+        // atomic.float_non_lds).
         BufferAtomicFmin | GlobalAtomicFmin | FlatAtomicFmin => {
             crate::float::lds_min_f32(mode, old, d0)
         }
@@ -981,9 +982,9 @@ fn global(cx: &mut Ctx, inst: &Instruction, pc: usize) -> Result<(), BackendErro
     Ok(())
 }
 
-/// Checks an LDS access's alignment: misaligned accesses fault the wave on RDNA2 (seed 000, measured on
-/// gfx1035; rule `lds.misaligned_fault`). Accesses of 4 bytes or more need dword alignment (inferred: the
-/// multi-dword forms are split into dwords).
+/// Checks an LDS access's alignment: misaligned accesses fault the wave on RDNA2 (rule `lds.misaligned_fault`,
+/// measured for ds_condxchg32_rtn_b64). Accesses of 4 bytes or more need dword alignment, 2-byte ones 2-byte
+/// alignment (rule `lds.misaligned_fault.widths`, inferred).
 fn lds_aligned(addr: u64, bytes: u32) -> bool {
     addr % (bytes.min(4) as u64) == 0
 }
@@ -1435,7 +1436,7 @@ impl MemAtomic {
     }
 
     /// Reads the element at `address`, writes the updated value back and returns the old one. `None` is a
-    /// buffer element past NUM_RECORDS: it reads 0 and nothing is written (rule `buffer.out_of_range`).
+    /// buffer element past NUM_RECORDS: it reads 0 and nothing is written (rule `buffer.range_check`).
     fn update(
         &self,
         cx: &mut Ctx,

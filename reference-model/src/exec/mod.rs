@@ -161,6 +161,7 @@ pub fn run_job(job: &Job, limits: Limits) -> Result<JobOutput, BackendError> {
                 let mut waves = Vec::new();
                 let nwaves = (k.threads as usize).div_ceil(wave);
                 for w in 0..nwaves {
+                    // Registers the ABI does not set start at 0 (rule exec.initial_registers).
                     let mut wv = Wave::new(wave, w as u32);
                     let mut sg = 0;
                     for &u in &user_sgprs {

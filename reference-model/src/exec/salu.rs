@@ -639,7 +639,7 @@ pub(super) fn exec(cx: &mut Ctx, inst: &Instruction, pc: usize) -> Result<(), Ba
         Op::SEndpgm | Op::SEndpgmSaved | Op::SEndpgmOrderedPsDone => cx.wave.done = true,
         // Measured on RDNA2 (gfx1035), seed 000: s_setkill ends the wave like s_endpgm (rule salu.setkill).
         Op::SSetkill => cx.wave.done = true,
-        // Seed 000: s_sethalt with SIMM16[0] clear is a no-op (measured on gfx1035); a halting one is refused.
+        // s_sethalt with SIMM16[0] clear is a no-op; a halting one is refused (rule salu.sethalt).
         Op::SSethalt => {
             if simm16(inst) & 1 == 1 {
                 return Err(err("s_sethalt 1 would halt the wave".into()));

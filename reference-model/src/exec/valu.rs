@@ -342,7 +342,7 @@ impl<'i> Io<'i> {
     }
 }
 
-/// Reads the SDWA-selected part of `v`, zero- or sign-extended.
+/// Reads the SDWA-selected part of `v`, zero- or sign-extended (rule `sdwa.select_merge`).
 pub(super) fn sdwa_select(v: u32, sel: SdwaSel, sext: bool) -> Option<u32> {
     let (shift, bits) = match sel {
         SdwaSel::Byte(b) => (8 * b as u32, 8),
@@ -452,7 +452,8 @@ fn med3<T: Ord + Copy>(a: T, b: T, c: T) -> T {
     a.max(b).min(a.min(b).max(c))
 }
 
-/// 32-bit integer operations of up to three sources, by op; `clamp` saturates the add/sub forms.
+/// 32-bit integer operations of up to three sources, by op; `clamp` saturates the add/sub forms (rule
+/// `valu.int_clamp`), the multiply-adds (`valu.int_clamp.mad`) and the SADs (`valu.sad_clamp`).
 fn int32(op: Op, a: u32, b: u32, c: u32, clamp: bool) -> Option<u32> {
     Some(match op {
         Op::VMovB32 => a,
@@ -941,7 +942,8 @@ pub(super) fn exec(cx: &mut Ctx, inst: &Instruction, pc: usize) -> Result<(), Ba
                     io.src(cx, Role::Src0, lane, Ty::B32)?,
                     io.src(cx, Role::Src1, lane, Ty::B32)?,
                 );
-                // Float source modifiers apply to v_cndmask's operands as bit operations.
+                // Float source modifiers apply to v_cndmask's operands as bit operations (rule
+                // valu.cndmask_modifiers).
                 let a = fmods32(&io, 0, a);
                 let b = fmods32(&io, 1, b);
                 out.push((lane, if cond >> lane & 1 == 1 { b } else { a }));
@@ -1099,6 +1101,7 @@ pub(super) fn exec(cx: &mut Ctx, inst: &Instruction, pc: usize) -> Result<(), Ba
                 let sel = cx
                     .sread(io.operand(Role::Src1)?, Ty::B32)
                     .map_err(|e| io.err(&e))?;
+                // Rule valu.readlane_wrap.
                 sel as usize % io.lanes
             };
             let v = cx.wave.vget(first as usize, lane);

@@ -7,6 +7,10 @@ use super::core::{
 };
 use super::mode::Mode;
 
+/// The f32 fields of a mode: round32 and the f32 denormal field (rules `mode.float_mode_fields`,
+/// `round.mode_field` and `round.mode_field.others`; fields 1 and 2 by `f32.denorm.modes_1_2`). Arithmetic that
+/// quiets a returned NaN source only with IEEE 1 reads `ieee` from here (rules `nan.quiet.ieee_only`,
+/// `nan.quiet.ieee_only.f16_f64`).
 pub(crate) fn env32(m: Mode) -> Env {
     Env {
         rm: m.round32(),
@@ -16,6 +20,9 @@ pub(crate) fn env32(m: Mode) -> Env {
     }
 }
 
+/// The f16/f64 fields of a mode: round16/64 and the f16/f64 denormal field (rules `mode.float_mode_fields`,
+/// `f16.denorm.field_bits`, `f16.denorm.field_bits.others`, `f64.denorm.field`; f64 results flush with tininess
+/// before rounding, rules `f64.tininess.before_rounding` and `f64.tininess.before_rounding.others`).
 pub(crate) fn env16_64(m: Mode) -> Env {
     Env {
         rm: m.round16_64(),
@@ -706,6 +713,8 @@ impl Omod {
     }
 }
 
+/// The output modifiers (rules `omod.mode_dependent` for f32, `omod.f16_f64`, `omod.denormal_result` for a
+/// result the operation did not flush) then clamp (`clamp.dx10`).
 fn g_omod_clamp(f: Fmt, mode: Mode, env: Env, x: u64, omod: Omod, clamp: bool) -> u64 {
     let mut r = x;
     if omod != Omod::None && !mode.ieee && !env.keep_out && !f.is_nan(r) {

@@ -73,7 +73,7 @@ impl Fmt {
         (self.bias() as u64) << self.man
     }
     /// The NaN an invalid operation produces: sign set, quiet bit set, payload 0
-    /// (0xffc00000 for f32; rule `nan.default`).
+    /// (0xffc00000 for f32, rule `nan.default`; the f16 and f64 patterns, rule `nan.default.f16_f64`).
     pub const fn default_nan(self) -> u64 {
         self.sign() | self.exp_mask() | self.quiet_bit()
     }

@@ -21,7 +21,7 @@ fn less(f: Fmt, a: u64, b: u64) -> bool {
 /// min or max with the RDNA NaN rules (rules `minmax.nan.ieee0`, `minmax.nan.ieee1`):
 /// IEEE 1 returns a signalling NaN operand quieted (src0 checked first); otherwise a NaN
 /// operand gives the other operand unchanged, src0 when both are NaN. Denormal inputs are
-/// flushed by the field's input bit (`minmax.denorm_inputs`).
+/// flushed by the field's input bit (`minmax.denorm_inputs`; the forms and fields it does not measure, `minmax.denorm_inputs.others`).
 #[inline]
 pub(crate) fn g_minmax(f: Fmt, env: Env, a: u64, b: u64, max: bool) -> u64 {
     let a = f.flush(a, !env.keep_in);

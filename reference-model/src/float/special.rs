@@ -345,8 +345,8 @@ pub fn div_scale_f64(mode: Mode, s0: u64, s1: u64, s2: u64) -> (u64, bool) {
     g_div_scale(F64, env16_64(mode), s0, s1, s2)
 }
 
-/// `v_div_fmas_f32`: `a * b + c`, scaled by 2^32 when `vcc` is set; only the result is
-/// flushed (rule `div.fmas`, seed 000: the hardware flushes only its result).
+/// `v_div_fmas_f32`: `a * b + c`, scaled by 2^32 when `vcc` is set (rule `div.fmas`); only the
+/// result is flushed (rule `div.fmas.f32_flush`).
 pub fn div_fmas_f32(mode: Mode, a: u32, b: u32, c: u32, vcc: bool) -> u32 {
     let env = env32(mode);
     let inner = Env {
@@ -359,7 +359,7 @@ pub fn div_fmas_f32(mode: Mode, a: u32, b: u32, c: u32, vcc: bool) -> u32 {
     scale(F32, r, k, env.rm, true, env.keep_out) as u32
 }
 /// `v_div_fmas_f64`: as [`div_fmas_f32`] with 2^64; subnormal operands and results round
-/// once (rule `f64.fma_subnormal`, measured with VCC clear and set).
+/// once and only the result flushes (rules `f64.fma_subnormal`, `div.fmas.f64_flush`).
 pub fn div_fmas_f64(mode: Mode, a: u64, b: u64, c: u64, vcc: bool) -> u64 {
     let env = env16_64(mode);
     let inner = Env {
