@@ -11,6 +11,7 @@
 
 pub mod buffer;
 mod ctx;
+pub mod format;
 mod lds;
 mod mem_ops;
 pub mod memory;
