@@ -1381,8 +1381,8 @@ fn format_elements_past_the_records() {
     assert_eq!(got[0][..5], [0, 0, 0, 0, 0x1234_5678]);
 }
 
-/// Format codes gfx10 does not have, a reserved DST_SEL on a load and a swizzling DST_SEL on a store are
-/// refused with the reason, not guessed.
+/// Format codes gfx10 does not have, a reserved DST_SEL on a load, a swizzling DST_SEL on a store and a
+/// misaligned element are refused with the reason, not guessed.
 #[test]
 fn unknown_formats_and_selects_are_refused() {
     for code in [0u32, 78, 100, 127] {
@@ -1406,6 +1406,19 @@ fn unknown_formats_and_selects_are_refused() {
         word3(56, 5 | 4 << 3 | 6 << 6 | 7 << 9)
     ));
     assert!(r.contains("DST_SEL"), "{r}");
+    // Elements off their component alignment (4 bytes for the packed formats); a byte format aligns anywhere.
+    for (name, offset) in [("16_UNORM", 1), ("32_32_FLOAT", 2), ("10_11_11_FLOAT", 2)] {
+        let r = refusal(&format!(
+            "tbuffer_load_format_x v10, v1, s[0:3], 0 format:[BUF_FMT_{name}] offen offset:{offset}"
+        ));
+        assert!(r.contains("not a multiple"), "{r}");
+    }
+    let out = lane0(
+        "tbuffer_load_format_x v10, v1, s[0:3], 0 format:[BUF_FMT_8_UINT] offen offset:3",
+        true,
+        [0x4433_2211, 0, 0, 0],
+    );
+    assert_eq!(out[0], 0x44);
 }
 
 /// The LLVM names this file's table is built from are llvm-mc 19's: `format:N` prints as `BUF_FMT_<name>`

@@ -666,8 +666,9 @@ fn buffer(cx: &mut Ctx, inst: &Instruction, pc: usize) -> Result<(), BackendErro
 /// `buffer.d16_packing`). Stores write every component of the element, those the instruction does not supply as
 /// 0 (rule `buffer.store_zero_fill`), and ignore data components the format does not have (rule
 /// `buffer.store_extra_components`). Refused: format codes without a gfx10 format, a reserved DST_SEL (2, 3) on
-/// a load, and a store through a V# whose DST_SEL is not X, Y, Z, W for the format's components (what a store
-/// does with a swizzle is neither documented nor measured).
+/// a load, a store through a V# whose DST_SEL is not X, Y, Z, W for the format's components (what a store
+/// does with a swizzle is neither documented nor measured), and an element whose address is not a multiple of
+/// its component size (4 for the packed formats): only aligned format accesses are pinned.
 fn format_access(
     cx: &mut Ctx,
     inst: &Instruction,
@@ -719,10 +720,29 @@ fn format_access(
         ));
     }
     let bytes = fmt.bytes;
+    // Components of 8, 16 or 32 bits align to their size; the packed formats are one dword.
+    let align = if fmt.bits[0] % 8 == 0 && fmt.bits[..fmt.comps].iter().all(|&b| b == fmt.bits[0]) {
+        (fmt.bits[0] / 8).min(4) as u64
+    } else {
+        4
+    };
     let exec = cx.wave.exec();
     for lane in (0..cx.wave.lanes).filter(|l| exec >> l & 1 == 1) {
         let a = access(cx, lane);
-        let in_range = piece(v, &a, 0, bytes).in_range;
+        let whole = piece(v, &a, 0, bytes);
+        let in_range = whole.in_range;
+        if whole.address % align != 0 {
+            return Err(unsupported(
+                inst,
+                pc,
+                &format!(
+                    "format access to {:#x}, not a multiple of {align} (the {} element's alignment): not \
+                     documented or measured",
+                    whole.address,
+                    fmt.name()
+                ),
+            ));
+        }
         // The element's 4-byte pieces and where each lies.
         let pieces = (0..bytes.div_ceil(4)).map(|k| {
             let len = (bytes - 4 * k).min(4);
