@@ -299,18 +299,19 @@ fn s_setreg_changes_the_float_mode_of_later_instructions() {
 
 #[test]
 fn format_stores_and_loads_round_trip_integer_formats() {
-    // tbuffer with 16_16_UINT writes the low halves of two dwords; the load reads them back.
-    let body = "v_mov_b32 v20, 0x12345678\nv_mov_b32 v21, 0x9abcdef0\n\
+    // tbuffer with 16_16_UINT writes two 16-bit fields, each saturated to 0xffff when the dword does not fit
+    // (rule buffer.store_int_saturate); the load reads them back.
+    let body = "v_mov_b32 v20, 0x5678\nv_mov_b32 v21, 0x9abcdef0\n\
                 tbuffer_store_format_xy v[20:21], v1, s[4:7], 0 format:[BUF_FMT_16_16_UINT] offen\n\
                 s_waitcnt vmcnt(0)\n\
                 tbuffer_load_format_xy v[10:11], v1, s[4:7], 0 format:[BUF_FMT_16_16_UINT] offen\n\
                 buffer_load_dword v12, v1, s[4:7], 0 offen\n\
                 s_waitcnt vmcnt(0)";
     let out = run(body, 32, 32, &rows(32)).unwrap();
-    assert_eq!(out[5][..3], [0x5678, 0xdef0, 0xdef0_5678]);
-    // A norm-format store is refused, not guessed.
+    assert_eq!(out[5][..3], [0x5678, 0xffff, 0xffff_5678]);
+    // A format code gfx10 does not have is refused, not guessed.
     let e = run(
-        "tbuffer_store_format_x v4, v1, s[4:7], 0 format:[BUF_FMT_8_UNORM] offen",
+        "tbuffer_store_format_x v4, v1, s[4:7], 0 format:78 offen",
         32,
         32,
         &rows(32),

@@ -5,6 +5,7 @@
 
 use super::buffer::{piece, Access, Vsharp};
 use super::ctx::{fault, unsupported, Ctx, Ty};
+use super::format;
 use crate::isa::{Control, Instruction, MemFields, Op, Operand, Role};
 use measurements::job::BackendError;
 
@@ -171,81 +172,6 @@ fn width_of(op: Op) -> Option<(Width, bool)> {
         BufferStoreDwordx4 | GlobalStoreDwordx4 | FlatStoreDwordx4 => (Width::Dw(4), true),
         _ => return None,
     })
-}
-
-/// Numeric kinds of the unified buffer formats.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Num {
-    Unorm,
-    Snorm,
-    Uscaled,
-    Sscaled,
-    Uint,
-    Sint,
-    Float,
-}
-
-/// The gfx10 unified buffer format `code`: (components, bits per component, numeric kind). Packed formats
-/// (10_11_11, 2_10_10_10, ...) give `None`. Codes as LLVM 19 names them for gfx1030 (`BUF_FMT_*`).
-fn buffer_format(code: u8) -> Option<(u32, u32, Num)> {
-    use Num::*;
-    const SIX: [Num; 6] = [Unorm, Snorm, Uscaled, Sscaled, Uint, Sint];
-    const SEVEN: [Num; 7] = [Unorm, Snorm, Uscaled, Sscaled, Uint, Sint, Float];
-    Some(match code {
-        1..=6 => (1, 8, SIX[code as usize - 1]),
-        7..=13 => (1, 16, SEVEN[code as usize - 7]),
-        14..=19 => (2, 8, SIX[code as usize - 14]),
-        20 => (1, 32, Uint),
-        21 => (1, 32, Sint),
-        22 => (1, 32, Float),
-        23..=29 => (2, 16, SEVEN[code as usize - 23]),
-        56..=61 => (4, 8, SIX[code as usize - 56]),
-        62 => (2, 32, Uint),
-        63 => (2, 32, Sint),
-        64 => (2, 32, Float),
-        65..=71 => (4, 16, SEVEN[code as usize - 65]),
-        72 => (3, 32, Uint),
-        73 => (3, 32, Sint),
-        74 => (3, 32, Float),
-        75 => (4, 32, Uint),
-        76 => (4, 32, Sint),
-        77 => (4, 32, Float),
-        _ => return None,
-    })
-}
-
-/// Converts one fetched component to the 32-bit register value (rule `buffer.format_convert`, RDNA 2 guide
-/// "Data formats": norm formats divide by the largest code, scaled formats convert the integer).
-fn convert_in(raw: u32, bits: u32, num: Num) -> u32 {
-    let max = if bits == 32 {
-        u32::MAX as f64
-    } else {
-        ((1u64 << bits) - 1) as f64
-    };
-    let signed = if bits == 32 {
-        raw as i32 as f64
-    } else {
-        ((raw << (32 - bits)) as i32 >> (32 - bits)) as f64
-    };
-    match num {
-        Num::Uint => raw,
-        Num::Sint => signed as i32 as u32,
-        Num::Float => {
-            if bits == 16 {
-                crate::float::cvt_f32_f16(crate::float::Mode::IEEE, raw as u16)
-            } else {
-                raw
-            }
-        }
-        Num::Unorm => f32_bits(raw as f64 / max),
-        Num::Snorm => f32_bits((signed / ((max + 1.0) / 2.0 - 1.0)).max(-1.0)),
-        Num::Uscaled => f32_bits(raw as f64),
-        Num::Sscaled => f32_bits(signed),
-    }
-}
-
-fn f32_bits(v: f64) -> u32 {
-    (v as f32).to_bits()
 }
 
 fn atomic32(op: Op, old: u32, d0: u32, d1: u32, mode: crate::float::Mode) -> Option<u32> {
@@ -709,124 +635,12 @@ fn buffer(cx: &mut Ctx, inst: &Instruction, pc: usize) -> Result<(), BackendErro
         return Ok(());
     }
 
-    if name.starts_with("buffer_load_format") || name.starts_with("tbuffer_load_format") {
-        let code = if name.starts_with("tbuffer") {
-            f.format
-        } else {
-            v.format
-        };
-        let Some((comps, bits, num)) = buffer_format(code) else {
-            return Err(unsupported(
-                inst,
-                pc,
-                &format!("buffer format {code} is not modelled"),
-            ));
-        };
-        if name.contains("d16") {
-            return Err(unsupported(inst, pc, "d16 format loads are not modelled"));
-        }
-        let n = match name.rsplit('_').next() {
-            Some("x") => 1,
-            Some("xy") => 2,
-            Some("xyz") => 3,
-            _ => 4,
-        };
-        let dst = load_dst(inst, pc)?;
-        let elem = comps * bits / 8;
-        for lane in (0..lanes).filter(|l| exec >> l & 1 == 1) {
-            let a = access(cx, lane);
-            // Format loads are checked all or nothing (RDNA 2 guide, "Range checking").
-            let p = piece(&v, &a, 0, elem);
-            let mut fetched = [0u32; 4];
-            if p.in_range {
-                let mut raw = vec![0u8; elem as usize];
-                cx.mem
-                    .read(p.address, &mut raw)
-                    .map_err(|e| fault(e, pc, name))?;
-                for (c, slot) in fetched.iter_mut().enumerate().take(comps as usize) {
-                    let cb = bits as usize / 8;
-                    let mut b = [0u8; 4];
-                    b[..cb].copy_from_slice(&raw[c * cb..(c + 1) * cb]);
-                    *slot = convert_in(u32::from_le_bytes(b), bits, num);
-                }
-            }
-            let one = if matches!(num, Num::Uint | Num::Sint) {
-                1
-            } else {
-                0x3f80_0000
-            };
-            for i in 0..n {
-                // Missing components read (0, 0, 0, 1); DST_SEL then swizzles (0 = 0, 1 = 1, 4..7 = X..W).
-                let comp = |c: usize| {
-                    if c < comps as usize {
-                        fetched[c]
-                    } else if c == 3 {
-                        one
-                    } else {
-                        0
-                    }
-                };
-                let val = if !p.in_range {
-                    0
-                } else {
-                    match v.dst_sel[i] {
-                        0 => 0,
-                        1 => one,
-                        s @ 4..=7 => comp(s as usize - 4),
-                        _ => 0,
-                    }
-                };
-                cx.wave.vset(dst + i, lane, val);
-            }
-        }
-        return Ok(());
-    }
-
-    if name.starts_with("buffer_store_format") || name.starts_with("tbuffer_store_format") {
-        let code = if name.starts_with("tbuffer") {
-            f.format
-        } else {
-            v.format
-        };
-        let n = match name.rsplit('_').next() {
-            Some("x") => 1,
-            Some("xy") => 2,
-            Some("xyz") => 3,
-            _ => 4,
-        };
-        // Only stores whose components are raw integers or f32 are modelled: the rounding of float-to-norm and
-        // f32-to-f16 conversion on store is not documented, and a store of fewer components than the format has
-        // leaves the hardware's choice for the others unknown (rule buffer.format_convert).
-        let layout = buffer_format(code).filter(|&(comps, bits, num)| {
-            comps == n
-                && !name.contains("d16")
-                && matches!((num, bits), (Num::Uint | Num::Sint, _) | (Num::Float, 32))
-        });
-        let Some((comps, bits, _)) = layout else {
-            return Err(unsupported(
-                inst,
-                pc,
-                &format!("format store of {n} components to buffer format {code} is not modelled"),
-            ));
-        };
-        let data = vreg(inst, Role::Vdata, pc)?;
-        let elem = comps * bits / 8;
-        for lane in (0..lanes).filter(|l| exec >> l & 1 == 1) {
-            let a = access(cx, lane);
-            let p = piece(&v, &a, 0, elem);
-            if !p.in_range {
-                continue;
-            }
-            let mut raw = Vec::with_capacity(elem as usize);
-            for c in 0..comps as usize {
-                let d = cx.wave.vget(data + c, lane);
-                raw.extend_from_slice(&d.to_le_bytes()[..bits as usize / 8]);
-            }
-            cx.mem
-                .write(p.address, &raw)
-                .map_err(|e| fault(e, pc, name))?;
-        }
-        return Ok(());
+    if name.starts_with("buffer_load_format")
+        || name.starts_with("tbuffer_load_format")
+        || name.starts_with("buffer_store_format")
+        || name.starts_with("tbuffer_store_format")
+    {
+        return format_access(cx, inst, pc, &v, &access);
     }
 
     if name.starts_with("buffer_atomic") {
@@ -843,6 +657,191 @@ fn buffer(cx: &mut Ctx, inst: &Instruction, pc: usize) -> Result<(), BackendErro
         return Ok(());
     }
     Err(unsupported(inst, pc, "buffer instruction not modelled yet"))
+}
+
+/// Format loads and stores: `buffer_{load,store}_format_*` take the format from the V# (word 3 bits 18:12),
+/// `tbuffer_*` from the instruction; both keep the V#'s DST_SEL. Each lane reads or writes one whole element,
+/// range-checked all or nothing (rule `buffer.range_check`), in 4-byte pieces at their own (swizzled)
+/// addresses. Conversions are in [`super::format`]. Loads return `n` components picked by DST_SEL from the
+/// element's components and the defaults (0, 0, 0, 1); d16 forms pack two 16-bit values per VGPR (rule
+/// `buffer.d16_packing`). Stores write every component of the element, those the instruction does not supply as
+/// 0 (rule `buffer.store_zero_fill`), and ignore data components the format does not have (rule
+/// `buffer.store_extra_components`). Refused: format codes without a gfx10 format, a reserved DST_SEL (2, 3) on
+/// a load, a store through a V# whose DST_SEL is not X, Y, Z, W for the format's components (what a store
+/// does with a swizzle is neither documented nor measured), and an element whose address is not a multiple of
+/// its component size (4 for the packed formats): only aligned format accesses are pinned.
+fn format_access(
+    cx: &mut Ctx,
+    inst: &Instruction,
+    pc: usize,
+    v: &Vsharp,
+    access: &impl Fn(&Ctx, usize) -> Access,
+) -> Result<(), BackendError> {
+    let f = fields(inst);
+    let name = inst.op.mnemonic();
+    let code = if name.starts_with("tbuffer") {
+        f.format
+    } else {
+        v.format
+    };
+    let fmt = format::lookup(code).map_err(|r| unsupported(inst, pc, &r))?;
+    let store = name.contains("_store_");
+    let d16 = name.contains("d16");
+    let hi = name.contains("d16_hi");
+    let n = match name.rsplit('_').next() {
+        Some("x") => 1,
+        Some("xy") => 2,
+        Some("xyz") => 3,
+        _ => 4,
+    };
+    let reg = if store {
+        vreg(inst, Role::Vdata, pc)?
+    } else {
+        load_dst(inst, pc)?
+    };
+    if store {
+        if let Some(c) = (0..fmt.comps).find(|&c| v.dst_sel[c] as usize != 4 + c) {
+            return Err(unsupported(
+                inst,
+                pc,
+                &format!(
+                    "format store through a V# whose DST_SEL {} is {} (not {}): what a store does with a \
+                     swizzle is neither documented nor measured",
+                    ['X', 'Y', 'Z', 'W'][c],
+                    v.dst_sel[c],
+                    4 + c
+                ),
+            ));
+        }
+    } else if let Some(i) = (0..n).find(|&i| matches!(v.dst_sel[i], 2 | 3)) {
+        return Err(unsupported(
+            inst,
+            pc,
+            &format!("DST_SEL {} is the reserved value {}", i, v.dst_sel[i]),
+        ));
+    }
+    let bytes = fmt.bytes;
+    // Components of 8, 16 or 32 bits align to their size; the packed formats are one dword.
+    let align = if fmt.bits[0] % 8 == 0 && fmt.bits[..fmt.comps].iter().all(|&b| b == fmt.bits[0]) {
+        (fmt.bits[0] / 8).min(4) as u64
+    } else {
+        4
+    };
+    let exec = cx.wave.exec();
+    for lane in (0..cx.wave.lanes).filter(|l| exec >> l & 1 == 1) {
+        let a = access(cx, lane);
+        let whole = piece(v, &a, 0, bytes);
+        let in_range = whole.in_range;
+        if whole.address % align != 0 {
+            return Err(unsupported(
+                inst,
+                pc,
+                &format!(
+                    "format access to {:#x}, not a multiple of {align} (the {} element's alignment): not \
+                     documented or measured",
+                    whole.address,
+                    fmt.name()
+                ),
+            ));
+        }
+        // The element's 4-byte pieces and where each lies.
+        let pieces = (0..bytes.div_ceil(4)).map(|k| {
+            let len = (bytes - 4 * k).min(4);
+            (4 * k, len, piece(v, &a, 4 * k, len).address)
+        });
+        if store {
+            // The data component i: a dword, or a 16-bit half for the d16 forms.
+            let data = |i: usize| -> u32 {
+                if hi {
+                    cx.wave.vget(reg, lane) >> 16
+                } else if d16 {
+                    cx.wave.vget(reg + i / 2, lane) >> (16 * (i % 2)) & 0xffff
+                } else {
+                    cx.wave.vget(reg + i, lane)
+                }
+            };
+            let mut element = 0u128;
+            for c in 0..fmt.comps.min(n) {
+                let (bits, num) = (fmt.bits[c], fmt.num);
+                let code = if d16 {
+                    format::store16(data(c) as u16, bits, num)
+                } else {
+                    format::store32(data(c), bits, num)
+                };
+                element |= fmt.place(c, code);
+            }
+            if !in_range {
+                continue;
+            }
+            let raw = element.to_le_bytes();
+            for (at, len, address) in pieces {
+                cx.mem
+                    .write(address, &raw[at as usize..(at + len) as usize])
+                    .map_err(|e| fault(e, pc, name))?;
+            }
+        } else {
+            let mut element = 0u128;
+            if in_range {
+                let mut raw = [0u8; 16];
+                for (at, len, address) in pieces {
+                    cx.mem
+                        .read(address, &mut raw[at as usize..(at + len) as usize])
+                        .map_err(|e| fault(e, pc, name))?;
+                }
+                element = u128::from_le_bytes(raw);
+            }
+            let num = fmt.num;
+            // Output component i after DST_SEL; 0 for a lane out of range.
+            let value = |i: usize| -> u32 {
+                if !in_range {
+                    return 0;
+                }
+                let one = if d16 {
+                    format::one16(num) as u32
+                } else {
+                    format::one32(num)
+                };
+                match v.dst_sel[i] {
+                    1 => one,
+                    s @ 4..=7 => {
+                        let c = s as usize - 4;
+                        if c < fmt.comps {
+                            let code = fmt.field(element, c);
+                            if d16 {
+                                format::load16(code, fmt.bits[c], num) as u32
+                            } else {
+                                format::load32(code, fmt.bits[c], num)
+                            }
+                        } else if c == 3 {
+                            one
+                        } else {
+                            0
+                        }
+                    }
+                    _ => 0,
+                }
+            };
+            if hi {
+                let old = cx.wave.vget(reg, lane);
+                cx.wave.vset(reg, lane, (old & 0xffff) | value(0) << 16);
+            } else if d16 {
+                for j in 0..n.div_ceil(2) {
+                    let old = cx.wave.vget(reg + j, lane);
+                    let high = if 2 * j + 1 < n {
+                        value(2 * j + 1)
+                    } else {
+                        old >> 16
+                    };
+                    cx.wave.vset(reg + j, lane, value(2 * j) | high << 16);
+                }
+            } else {
+                for i in 0..n {
+                    cx.wave.vset(reg + i, lane, value(i));
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The flat address where the shared (LDS) aperture starts: its high dword, measured on RDNA2 (gfx1035,

@@ -14,6 +14,7 @@
 pub mod buffer;
 mod ctx;
 mod fields;
+pub mod format;
 mod lds;
 mod mem_ops;
 pub mod memory;
