@@ -257,18 +257,24 @@ pub fn attach_rules(summary: &mut Summary) {
         .iter()
         .map(|r| {
             let suites = suites_of(r.name);
+            let mut by_evidence = BTreeMap::new();
             let results = summary
                 .backends
                 .iter()
                 .map(|b| {
                     let mut c = Counts::default();
+                    let mut split: BTreeMap<String, Counts> = BTreeMap::new();
                     for s in b
                         .suites
                         .iter()
                         .filter(|s| suites.contains(&s.suite.as_str()))
                     {
                         c.add(&s.counts);
+                        for (k, e) in &s.by_evidence {
+                            split.entry(k.clone()).or_default().add(e);
+                        }
                     }
+                    by_evidence.insert(b.name.clone(), split);
                     (b.name.clone(), c)
                 })
                 .collect();
@@ -285,6 +291,7 @@ pub fn attach_rules(summary: &mut Summary) {
                 evidence: r.evidence.to_string(),
                 suites: suites.iter().map(|s| s.to_string()).collect(),
                 results,
+                by_evidence,
             }
         })
         .collect();

@@ -191,3 +191,24 @@ fn faults_count_as_errors_with_the_message() {
     assert_eq!(b.problems[0].kind, "error");
     assert!(b.problems[0].message.contains("0xdead0000"));
 }
+
+/// A rule's pass counts keep peer-formula rows apart from pinned ones: lds.float_minmax is exercised only by
+/// the peer-formula suite peer-lds-atomics, sdwa.select_merge only by pinned suites.
+#[test]
+fn rule_counts_split_pinned_and_formula_rows() {
+    let ds = Dataset::load(&[measurements::bundled_data_dir()]).unwrap();
+    let mut s = verify(&ds, &[Box::new(Replay::new(&ds, None))], &opts("*"), |_| {});
+    conformance::attach_rules(&mut s);
+    let rule = |n: &str| s.rules.iter().find(|r| r.name == n).unwrap();
+    let lds = &rule("lds.float_minmax").by_evidence["replay"];
+    assert_eq!(lds.keys().collect::<Vec<_>>(), ["peer-formula"]);
+    assert_eq!(
+        lds["peer-formula"].cells,
+        rule("lds.float_minmax").results["replay"].cells
+    );
+    let sdwa = &rule("sdwa.select_merge").by_evidence["replay"];
+    assert!(sdwa.contains_key("peer-pinned") && !sdwa.contains_key("peer-formula"));
+    assert!(rule("lds.float_minmax")
+        .evidence_split("replay")
+        .starts_with("peer-formula "));
+}

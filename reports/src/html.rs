@@ -235,10 +235,11 @@ pub fn page(summary: &Summary) -> String {
                     Some(c) if c.cells > 0 => {
                         let _ = write!(
                             s,
-                            "<td class=\"{}\">{} / {}</td>",
+                            "<td class=\"{}\">{} / {}<br><small>{}</small></td>",
                             class_of(c),
                             c.matched + c.matched_with_tolerance,
-                            c.cells
+                            c.cells,
+                            escape(&r.evidence_split(&b.name))
                         );
                     }
                     _ => s.push_str("<td>-</td>"),

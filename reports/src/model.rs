@@ -149,6 +149,29 @@ pub struct RuleSummary {
     pub suites: Vec<String>,
     /// Per backend, the counts over those suites' cells.
     pub results: BTreeMap<String, Counts>,
+    /// Per backend, the same counts split by evidence kind (`peer-pinned`, `peer-formula`, `hardware`), so a
+    /// rule's pass count over peer-formula rows is never read as hardware agreement.
+    #[serde(default)]
+    pub by_evidence: BTreeMap<String, BTreeMap<String, Counts>>,
+}
+
+impl RuleSummary {
+    /// The evidence split of `backend`'s counts, e.g. `peer-pinned 96/96, peer-formula 32/32`; empty when the
+    /// rule has no cells there.
+    pub fn evidence_split(&self, backend: &str) -> String {
+        self.by_evidence
+            .get(backend)
+            .map(|m| {
+                m.iter()
+                    .filter(|(_, c)| c.cells > 0)
+                    .map(|(k, c)| {
+                        format!("{k} {}/{}", c.matched + c.matched_with_tolerance, c.cells)
+                    })
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            })
+            .unwrap_or_default()
+    }
 }
 
 /// The whole result of a conformance run.

@@ -158,8 +158,13 @@ pub fn markdown(summary: &Summary) -> String {
             for n in &names {
                 match r.results.get(*n) {
                     Some(c) if c.cells > 0 => {
-                        let _ =
-                            write!(s, " {}/{} |", c.matched + c.matched_with_tolerance, c.cells);
+                        let _ = write!(
+                            s,
+                            " {}/{} ({}) |",
+                            c.matched + c.matched_with_tolerance,
+                            c.cells,
+                            r.evidence_split(n)
+                        );
                     }
                     _ => s.push_str(" - |"),
                 }
