@@ -383,7 +383,7 @@ pub static RULES: &[Rule] = &[
       "RDNA 2 ISA guide, DPP16 dpp_ctrl table; peer-dpp16-row-share-xmask pins row_share and row_xmask on RDNA2."),
     r("dpp.invalid_source", Documented,
       "A DPP16 source lane outside the row, or inactive without fetch-inactive (fi), reads 0 when bound_ctrl is set and otherwise disables the lane's write; row_mask/bank_mask-disabled lanes keep their value.",
-      "RDNA 2 ISA guide, DPP16 (bound_ctrl, fi, row_mask, bank_mask); peer-dpp16-row-share-xmask."),
+      "RDNA 2 ISA guide, DPP16 (bound_ctrl, fi, row_mask, bank_mask); peer-dpp16-row-share-xmask. The model reads the encoded bit: LLVM 19 assembles `bound_ctrl:0` as the bit set and prints a set bit as `bound_ctrl:1`."),
     r("dpp8.inactive_source", PeerPinned,
       "DPP8: lane i reads lane (i & ~7) + sel[i & 7]; without fi an inactive source lane reads 0; inactive destination lanes keep their value.",
       "peer-dpp8 (Dpp8, pinned on RDNA2), columns 8-11 run with EXEC 0x5a5af0f3."),

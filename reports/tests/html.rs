@@ -65,9 +65,7 @@ fn sample() -> Summary {
             text: "NaN rules of v_min/v_max".into(),
             evidence: "peer suites".into(),
             suites: vec!["peer-f32-min-max-nan".into()],
-            results: [("model".to_string(), counts)]
-                .into_iter()
-                .collect(),
+            results: [("model".to_string(), counts)].into_iter().collect(),
             by_evidence: [(
                 "model".to_string(),
                 [("peer-pinned".to_string(), counts)].into_iter().collect(),

@@ -1,7 +1,7 @@
 //! The wave interpreter: runs a [`Job`] the way gfx10 hardware does and returns the final contents of its
 //! arrays, from which each row reads its own placement.
 //!
-//! A dispatch is laid out as the job's ABI says ([`launch`]): arrays mapped into [`memory::GuestMemory`],
+//! A dispatch is laid out as the job's ABI says ([`run_job`]): arrays mapped into [`memory::GuestMemory`],
 //! user SGPRs, workgroup ids and v0 initialised, EXEC set to the lanes that exist. Workgroups run one after
 //! another; the waves of a workgroup share LDS and run round-robin, each until it ends or reaches
 //! `s_barrier`, and a barrier releases when every live wave of the group has reached it.

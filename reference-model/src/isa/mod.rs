@@ -52,9 +52,19 @@
 //!
 //! # Canonical and non-canonical words
 //!
-//! `Instruction::canonical` is false when LLVM 19 rejects the word although it is an instruction the hardware
-//! runs. The decoder returns such words rather than an error, so a kernel that contains them can be modelled.
-//! The rules, each measured against llvm-mc:
+//! `Instruction::canonical` is false when LLVM 19 rejects the word but the decoder reads it as an instruction
+//! ([`Instruction::non_canonical_reason`] says which case). The decoder returns such words rather than an
+//! error, so a kernel that contains them can be modelled; what the hardware does with the fields LLVM rejects is
+//! the interpreter's business, which refuses a set field it does not apply (`exec/fields.rs`). The cases, each
+//! measured against llvm-mc:
+//! - **Forms LLVM 19 lacks.** `v_pk_fmac_f16` in DPP16 and DPP8 form (VOP2 0x3c with src0 0xfa, 0xe9 or 0xea):
+//!   llvm-project PR #144782 added them for GFX10, AMD's SP3 assembler accepts them and rows pinned from RDNA2
+//!   hardware show them running (rule `valu.pk_fmac_dpp`). They print as LLVM prints the other gfx10 VOP2 DPP
+//!   forms (`v_pk_fmac_f16_dpp v10, v20, v21 quad_perm:[1,0,3,2] row_mask:0xf bank_mask:0xf`); the rows are
+//!   written by hand in `tables.rs` (`BEYOND_LLVM19`). An audit of the other VOP2 opcodes whose DPP or SDWA forms
+//!   LLVM 19 rejects (the f64 and legacy multiply-adds, v_fmac/v_mac SDWA, v_dot2c/v_dot4c SDWA, v_swap and
+//!   v_readfirstlane) found no document or measurement that they run, so they stay decode errors (and
+//!   `Unsupported` in the interpreter).
 //! - **Unused fields not zero.** A field the operation does not read (src1/src2 of a one- or two-source VOP3
 //!   operation, abs/neg/omod/clamp bits of an operation without them, the data or vdst field of a DS/FLAT
 //!   operation without one, MUBUF `lds` with `tfe`, the sampler field of an image operation that samples nothing,
