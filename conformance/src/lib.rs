@@ -297,6 +297,25 @@ pub fn attach_rules(summary: &mut Summary) {
         .collect();
 }
 
+/// Who made a summary and when: this tool, its version, the commit it was built from when the build knew it,
+/// and the time now in UTC (or `SOURCE_DATE_EPOCH` when that is set, for reproducible reports).
+pub fn run_info() -> reports::model::RunInfo {
+    let secs = std::env::var("SOURCE_DATE_EPOCH")
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs())
+        });
+    reports::model::RunInfo {
+        tool: "conformance".into(),
+        version: env!("CARGO_PKG_VERSION").into(),
+        commit: option_env!("CONFORMANCE_GIT_COMMIT").map(str::to_string),
+        generated_at: reports::model::rfc3339(secs),
+    }
+}
+
 /// Totals per evidence kind over all suites of a backend.
 pub fn evidence_totals(b: &BackendSummary) -> BTreeMap<String, Counts> {
     let mut out: BTreeMap<String, Counts> = BTreeMap::new();

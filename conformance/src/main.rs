@@ -111,6 +111,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
     bar.finish_and_clear();
     summary.measurements = dirs.iter().map(|d| d.display().to_string()).collect();
     conformance::attach_rules(&mut summary);
+    summary.run = conformance::run_info();
 
     match cli.format {
         Format::Text => print!("{}", reports::table(&summary)),

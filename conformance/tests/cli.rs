@@ -76,6 +76,43 @@ fn json_summary_has_the_documented_shape() {
     assert_eq!(cells, 38240);
     let unexplained = b["mismatched"].as_u64().unwrap() - b["known_differences"].as_u64().unwrap();
     assert_eq!(code, if unexplained > 0 { 1 } else { 0 });
+    // Who made it and when: the tool, its version and an RFC 3339 UTC time (the commit when the build knew it).
+    assert_eq!(v["run"]["tool"], "conformance");
+    assert_eq!(v["run"]["version"], env!("CARGO_PKG_VERSION"));
+    let t = v["run"]["generated_at"].as_str().unwrap();
+    assert!(
+        t.len() == 20 && t.ends_with('Z') && t.as_bytes()[10] == b'T',
+        "{t}"
+    );
+    // Every evidence kind is counted: no bundled cell is a hardware measurement of this project.
+    let ev: Vec<&str> = suites
+        .iter()
+        .flat_map(|s| s["by_evidence"].as_object().unwrap().keys())
+        .map(|k| k.as_str())
+        .collect();
+    assert!(!ev.contains(&"hardware"));
+}
+
+#[test]
+fn source_date_epoch_fixes_the_report_time() {
+    let out = Command::new(env!("CARGO_BIN_EXE_conformance"))
+        .args(["--format", "json", "--suite", "peer-read-lane"])
+        .env("SOURCE_DATE_EPOCH", "1796155647")
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["run"]["generated_at"], "2026-12-01T20:07:27Z");
+    let text = Command::new(env!("CARGO_BIN_EXE_conformance"))
+        .args(["--suite", "peer-read-lane"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.contains(
+            "model by evidence: hardware 0 cells; peer-pinned 0 cells; peer-formula 96 cells"
+        ),
+        "{text}"
+    );
 }
 
 #[test]

@@ -14,7 +14,12 @@ pub fn peer_dir() -> PathBuf {
 /// Every peer JSON file, sorted.
 pub fn peer_files() -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = std::fs::read_dir(peer_dir())
-        .expect("shared/corpus/peer must sit beside the repository")
+        .unwrap_or_else(|e| {
+            panic!(
+                "the peer corpus must sit beside the repository (as CI places ../shared): cannot read {}: {e}",
+                peer_dir().display()
+            )
+        })
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|x| x == "json"))
         .collect();

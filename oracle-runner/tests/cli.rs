@@ -10,14 +10,18 @@ fn oracle(args: &[&str]) -> std::process::Output {
         .unwrap()
 }
 
+/// A peer corpus file; fails naming the folder when the corpus is not beside the repository.
 fn peer(name: &str) -> String {
-    PathBuf::from(concat!(
+    let dir = PathBuf::from(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../../shared/corpus/peer"
-    ))
-    .join(name)
-    .display()
-    .to_string()
+    ));
+    assert!(
+        dir.is_dir(),
+        "the peer corpus must sit beside the repository (as CI places ../shared): {} is not a folder",
+        dir.display()
+    );
+    dir.join(name).display().to_string()
 }
 
 #[test]

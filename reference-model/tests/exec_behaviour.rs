@@ -199,7 +199,15 @@ fn the_pc_leaving_the_kernel_is_a_fault() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(256)))]
+    // Integration tests have no lib.rs beside them, so proptest's default persistence finds no place: keep
+    // failing seeds next to this file (tests/<name>.proptest-regressions), where they are read back.
+    #![proptest_config(ProptestConfig {
+        cases: std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(256),
+        failure_persistence: Some(Box::new(proptest::test_runner::FileFailurePersistence::WithSource(
+            "proptest-regressions"
+        ))),
+        ..ProptestConfig::default()
+    })]
 
     /// Arbitrary words after a valid prologue: any result or typed error, never a panic or a hang.
     #[test]

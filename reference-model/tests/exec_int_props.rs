@@ -257,7 +257,15 @@ fn check(case: usize, wave: u32, inputs: &[[u32; 4]]) -> Result<(), TestCaseErro
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(24)))]
+    // Integration tests have no lib.rs beside them, so proptest's default persistence finds no place: keep
+    // failing seeds next to this file (tests/<name>.proptest-regressions), where they are read back.
+    #![proptest_config(ProptestConfig {
+        cases: std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(24),
+        failure_persistence: Some(Box::new(proptest::test_runner::FileFailurePersistence::WithSource(
+            "proptest-regressions"
+        ))),
+        ..ProptestConfig::default()
+    })]
 
     #[test]
     fn integer_ops_match_plain_rust(rows in prop::collection::vec(prop::array::uniform4(value()), 64)) {

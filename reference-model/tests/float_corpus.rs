@@ -12,10 +12,14 @@
 use reference_model::float::*;
 use serde_json::Value;
 
+/// A peer corpus file; a missing one fails the test naming where it was looked for (CI places `shared/` beside
+/// the repository).
 fn corpus(file: &str) -> Option<Value> {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/corpus/peer/").to_string() + file;
-    let text = std::fs::read_to_string(&path).ok()?;
-    Some(serde_json::from_str(&text).expect("corpus JSON"))
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+        panic!("the peer corpus must sit beside the repository: cannot read {path}: {e}")
+    });
+    Some(serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}")))
 }
 
 fn hex(v: &Value) -> u32 {

@@ -89,6 +89,12 @@ fn operand(bits: u32, man: u32) -> impl Strategy<Value = u64> {
 macro_rules! check_format {
     ($name:ident, $ap:ty, $t:ty, $bits:expr, $man:expr, $add:path, $sub:path, $mul:path, $fma:path) => {
         proptest! {
+            #![proptest_config(ProptestConfig {
+                failure_persistence: Some(Box::new(
+                    proptest::test_runner::FileFailurePersistence::WithSource("proptest-regressions"),
+                )),
+                ..ProptestConfig::default()
+            })]
             #[test]
             fn $name(a in operand($bits, $man), b in operand($bits, $man), c in operand($bits, $man)) {
                 let (fa, fb, fc) = (

@@ -5,7 +5,7 @@
 mod support;
 
 use reference_model::isa::{self, Target};
-use support::{find_llvm_mc, llvm_batch, Llvm};
+use support::{llvm_batch, require_llvm_mc, Llvm};
 
 /// Words LLVM rejects but the hardware runs, with the reason, by file, kernel and word index.
 ///
@@ -112,10 +112,7 @@ fn corpus_decodes_and_matches_llvm() {
         "expected the peer corpus at ../shared/corpus/peer, found {} kernels",
         ks.len()
     );
-    let mc = find_llvm_mc();
-    if mc.is_none() {
-        println!("llvm-mc not found (install llvm-19 or set LLVM_MC): checking decoding only, not the text");
-    }
+    let mc = require_llvm_mc("the corpus text comparison (decoding is still checked)");
     let mut compared = 0;
     for target in [Target::Gfx1013, Target::Gfx1030] {
         for k in &ks {

@@ -17,8 +17,7 @@ use support::*;
 const KNOWN_GAPS: &[&str] = &[];
 
 fn run(target: Target, seed: u64, per_family: usize) {
-    let Some(mc) = find_llvm_mc() else {
-        println!("SKIPPED: llvm-mc not found (install llvm-19 or set LLVM_MC); differential test not run");
+    let Some(mc) = require_llvm_mc("the llvm-mc differential slice") else {
         return;
     };
     let mut rng = Rng(seed);

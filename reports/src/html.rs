@@ -53,6 +53,7 @@ fn counts_cells(s: &mut String, c: &Counts, backend: &str, suite: &str) {
         ("matched", c.matched),
         ("matched_with_tolerance", c.matched_with_tolerance),
         ("mismatched", c.mismatched),
+        ("known_differences", c.known_differences),
         ("unsupported", c.unsupported),
         ("errors", c.errors),
     ];
@@ -73,8 +74,8 @@ fn counts_cells(s: &mut String, c: &Counts, backend: &str, suite: &str) {
 }
 
 const HEAD: &str =
-    "<th>cells</th><th>matched</th><th>tolerance</th><th>mismatched</th><th>unsupported</th>\
-                    <th>errors</th><th>pass %</th>";
+    "<th>cells</th><th>matched</th><th>tolerance</th><th>mismatched</th><th>of which known</th>\
+                    <th>unsupported</th><th>errors</th><th>pass %</th>";
 
 fn bits(m: &Mismatch) -> String {
     let parse = |t: &str| u32::from_str_radix(t, 16).unwrap_or(0);
@@ -110,6 +111,13 @@ pub fn page(summary: &Summary) -> String {
     s.push_str("<title>Conformance report</title>\n<style>");
     s.push_str(STYLE);
     s.push_str("</style></head><body>\n<h1>Conformance report</h1>\n");
+    if !summary.run.tool.is_empty() {
+        let _ = writeln!(
+            s,
+            "<p class=\"muted\" id=\"run\">{}</p>",
+            escape(&summary.run.line())
+        );
+    }
     let _ = writeln!(
         s,
         "<p class=\"muted\">Measurements: {} &middot; <span id=\"rows\">{}</span> rows &middot; cells compared bit for \
@@ -130,15 +138,29 @@ pub fn page(summary: &Summary) -> String {
 
     for (bi, b) in summary.backends.iter().enumerate() {
         let _ = writeln!(s, "<h2>Backend <code>{}</code></h2>", escape(&b.name));
-        s.push_str("<table class=\"suites\"><tr><th>suite</th>");
+        s.push_str("<table class=\"evidence\"><tr><th>evidence</th>");
+        s.push_str(HEAD);
+        s.push_str("</tr>\n");
+        for (k, c) in b.by_evidence() {
+            let _ = write!(s, "<tr data-evidence=\"{k}\"><td>{}</td>", escape(&k));
+            counts_cells(&mut s, &c, &b.name, &format!("evidence:{k}"));
+            s.push_str("</tr>\n");
+        }
+        s.push_str("</table>\n");
+        s.push_str("<table class=\"suites\"><tr><th>suite</th><th>evidence</th>");
         s.push_str(HEAD);
         s.push_str("</tr>\n");
         for su in &b.suites {
-            let _ = write!(s, "<tr><td>{}</td>", escape(&su.suite));
+            let _ = write!(
+                s,
+                "<tr><td>{}</td><td>{}</td>",
+                escape(&su.suite),
+                escape(&su.evidence_label())
+            );
             counts_cells(&mut s, &su.counts, &b.name, &su.suite);
             s.push_str("</tr>\n");
         }
-        s.push_str("<tr class=\"total\"><td>total</td>");
+        s.push_str("<tr class=\"total\"><td>total</td><td></td>");
         counts_cells(&mut s, &b.counts, &b.name, "*");
         s.push_str("</tr></table>\n");
 

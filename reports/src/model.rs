@@ -188,6 +188,116 @@ pub struct Summary {
     /// The model's rules registry with pass/fail counts.
     #[serde(default)]
     pub rules: Vec<RuleSummary>,
+    /// Which tool made the summary, from which source, and when.
+    #[serde(default)]
+    pub run: RunInfo,
+}
+
+/// Who made a report and when, shown at the top of every report.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunInfo {
+    /// The tool (`conformance`).
+    pub tool: String,
+    /// Its version (the crate version).
+    pub version: String,
+    /// The source commit it was built from, when the build could tell (`-dirty` when the tree had changes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub commit: Option<String>,
+    /// When the report was made, UTC, RFC 3339 (`2026-12-01T20:07:27Z`).
+    pub generated_at: String,
+}
+
+impl RunInfo {
+    /// One line: `conformance 0.1.0, commit 0123456789ab, 2026-12-01T20:07:27Z`.
+    pub fn line(&self) -> String {
+        let mut s = format!("{} {}", self.tool, self.version);
+        if let Some(c) = &self.commit {
+            s.push_str(", commit ");
+            s.push_str(c);
+        }
+        if !self.generated_at.is_empty() {
+            s.push_str(", ");
+            s.push_str(&self.generated_at);
+        }
+        s
+    }
+}
+
+/// The evidence kinds every report lists, in this order, each even when it has no cells: a reader must see
+/// how many cells were measured on hardware by this project (none in the bundled data today) beside those a
+/// peer pinned from hardware and those a peer computed with its own formula.
+pub const EVIDENCE_KINDS: [&str; 3] = ["hardware", "peer-pinned", "peer-formula"];
+
+impl SuiteSummary {
+    /// The evidence kinds of the suite's cells, e.g. `peer-pinned` or `peer-pinned+peer-formula`.
+    pub fn evidence_label(&self) -> String {
+        let kinds: Vec<&str> = self
+            .by_evidence
+            .iter()
+            .filter(|(_, c)| c.cells > 0)
+            .map(|(k, _)| k.as_str())
+            .collect();
+        if kinds.is_empty() {
+            "-".into()
+        } else {
+            kinds.join("+")
+        }
+    }
+}
+
+impl BackendSummary {
+    /// The backend's totals per evidence kind: every kind of [`EVIDENCE_KINDS`] (0 cells where none), then any
+    /// other kind the rows carry.
+    pub fn by_evidence(&self) -> Vec<(String, Counts)> {
+        let mut m: BTreeMap<String, Counts> = BTreeMap::new();
+        for s in &self.suites {
+            for (k, c) in &s.by_evidence {
+                m.entry(k.clone()).or_default().add(c);
+            }
+        }
+        let mut out: Vec<(String, Counts)> = EVIDENCE_KINDS
+            .iter()
+            .map(|k| (k.to_string(), m.remove(*k).unwrap_or_default()))
+            .collect();
+        out.extend(m);
+        out
+    }
+}
+
+/// Seconds since the Unix epoch as an RFC 3339 UTC time (`1970-01-01T00:00:00Z`), by the civil-from-days
+/// conversion of the proleptic Gregorian calendar (no time-zone data needed).
+pub fn rfc3339(secs: u64) -> String {
+    let days = (secs / 86_400) as i64;
+    let rem = secs % 86_400;
+    // Days since 0000-03-01, eras of 400 years (146,097 days).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + (m <= 2) as i64;
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem / 60 % 60,
+        rem % 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::rfc3339;
+
+    #[test]
+    fn rfc3339_dates() {
+        assert_eq!(rfc3339(0), "1970-01-01T00:00:00Z");
+        assert_eq!(rfc3339(951_782_400), "2000-02-29T00:00:00Z");
+        assert_eq!(rfc3339(1_796_155_647), "2026-12-01T20:07:27Z");
+        assert_eq!(rfc3339(4_102_444_799), "2099-12-31T23:59:59Z");
+    }
 }
 
 impl Summary {

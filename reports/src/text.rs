@@ -1,7 +1,7 @@
 //! Text renderers: terminal table, Markdown and JUnit XML.
 
 use crate::escape;
-use crate::model::{Counts, Summary};
+use crate::model::{BackendSummary, Counts, Summary};
 use std::fmt::Write as _;
 use tabled::settings::object::Columns;
 use tabled::settings::{Alignment, Style};
@@ -16,13 +16,16 @@ struct Line {
     #[tabled(rename = "tolerance")]
     tolerance: u64,
     mismatched: u64,
+    #[tabled(rename = "known")]
+    known: u64,
     unsupported: u64,
     errors: u64,
     #[tabled(rename = "pass %")]
     pass: String,
+    evidence: String,
 }
 
-fn line(backend: &str, suite: &str, c: &Counts) -> Line {
+fn line(backend: &str, suite: &str, c: &Counts, evidence: String) -> Line {
     Line {
         backend: backend.to_string(),
         suite: suite.to_string(),
@@ -30,10 +33,33 @@ fn line(backend: &str, suite: &str, c: &Counts) -> Line {
         matched: c.matched,
         tolerance: c.matched_with_tolerance,
         mismatched: c.mismatched,
+        known: c.known_differences,
         unsupported: c.unsupported,
         errors: c.errors,
         pass: format!("{:.1}", c.pass_percent()),
+        evidence,
     }
+}
+
+/// `hardware 0 cells; peer-pinned 37152 cells, 37104 matched; ...`: every evidence kind, hardware first.
+fn evidence_line(b: &BackendSummary) -> String {
+    b.by_evidence()
+        .iter()
+        .map(|(k, c)| {
+            if c.cells == 0 {
+                format!("{k} 0 cells")
+            } else {
+                format!(
+                    "{k} {} cells, {} matched, {} mismatched ({} known)",
+                    c.cells,
+                    c.matched + c.matched_with_tolerance,
+                    c.mismatched,
+                    c.known_differences
+                )
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 /// The summary as a terminal table: one line per backend and suite, then the backend's total.
@@ -41,16 +67,17 @@ pub fn table(summary: &Summary) -> String {
     let mut lines = Vec::new();
     for b in &summary.backends {
         for s in &b.suites {
-            lines.push(line(&b.name, &s.suite, &s.counts));
+            lines.push(line(&b.name, &s.suite, &s.counts, s.evidence_label()));
         }
-        lines.push(line(&b.name, "TOTAL", &b.counts));
+        lines.push(line(&b.name, "TOTAL", &b.counts, String::new()));
     }
     let mut t = Table::new(lines);
     t.with(Style::rounded())
-        .modify(Columns::new(2..), Alignment::right());
+        .modify(Columns::new(2..10), Alignment::right());
     let mut out = t.to_string();
     out.push('\n');
     for b in &summary.backends {
+        let _ = writeln!(out, "{} by evidence: {}", b.name, evidence_line(b));
         if b.counts.known_differences > 0 {
             let _ = writeln!(
                 out,
@@ -68,12 +95,18 @@ pub fn table(summary: &Summary) -> String {
             let _ = writeln!(out, "{}: {cells} cells not run: {msg}", b.name);
         }
     }
+    if !summary.run.tool.is_empty() {
+        let _ = writeln!(out, "{}", summary.run.line());
+    }
     out
 }
 
 /// The summary as Markdown: a table per backend and the first mismatches.
 pub fn markdown(summary: &Summary) -> String {
     let mut s = String::from("# Conformance summary\n\n");
+    if !summary.run.tool.is_empty() {
+        let _ = writeln!(s, "{}\n", summary.run.line());
+    }
     let _ = writeln!(
         s,
         "Measurements: {} ({} rows)\n",
@@ -82,42 +115,65 @@ pub fn markdown(summary: &Summary) -> String {
     );
     for b in &summary.backends {
         let _ = writeln!(s, "## Backend `{}`\n", b.name);
-        s.push_str("| suite | cells | matched | tolerance | mismatched | unsupported | errors | pass % |\n");
+        s.push_str("| evidence | cells | matched | tolerance | mismatched | of which known | unsupported | errors |\n");
         s.push_str("|---|--:|--:|--:|--:|--:|--:|--:|\n");
-        let row = |s: &mut String, name: &str, c: &Counts| {
+        for (k, c) in b.by_evidence() {
             let _ = writeln!(
                 s,
-                "| {name} | {} | {} | {} | {} | {} | {} | {:.1} |",
+                "| {k} | {} | {} | {} | {} | {} | {} | {} |",
                 c.cells,
                 c.matched,
                 c.matched_with_tolerance,
                 c.mismatched,
+                c.known_differences,
+                c.unsupported,
+                c.errors
+            );
+        }
+        s.push('\n');
+        s.push_str("| suite | evidence | cells | matched | tolerance | mismatched | of which known | unsupported | errors | pass % |\n");
+        s.push_str("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|\n");
+        let row = |s: &mut String, name: &str, evidence: &str, c: &Counts| {
+            let _ = writeln!(
+                s,
+                "| {name} | {evidence} | {} | {} | {} | {} | {} | {} | {} | {:.1} |",
+                c.cells,
+                c.matched,
+                c.matched_with_tolerance,
+                c.mismatched,
+                c.known_differences,
                 c.unsupported,
                 c.errors,
                 c.pass_percent()
             );
         };
         for su in &b.suites {
-            row(&mut s, &su.suite, &su.counts);
+            row(&mut s, &su.suite, &su.evidence_label(), &su.counts);
         }
-        row(&mut s, "**total**", &b.counts);
+        row(&mut s, "**total**", "", &b.counts);
         s.push('\n');
         if !b.mismatches.is_empty() {
-            s.push_str("| measurement | kernel | lane | mode | column | expected | actual | differing bits |\n");
-            s.push_str("|---|---|--:|---|--:|---|---|---|\n");
+            s.push_str("| measurement | kernel | lane | mode | evidence | column | expected | actual | differing bits | known difference |\n");
+            s.push_str("|---|---|--:|---|---|--:|---|---|---|---|\n");
             for m in b.mismatches.iter().take(50) {
                 let _ = writeln!(
                     s,
-                    "| {} | {}/{} | {} | {} | {} | `{}` | `{}` | `{}` |",
+                    "| {} | {}/{} | {} | {} | {} | {} | `{}` | `{}` | `{}` | {} |",
                     m.id,
                     m.suite,
                     m.kernel,
                     m.lane,
                     m.mode,
+                    m.evidence,
                     m.column,
                     m.expected,
                     m.actual,
-                    m.differing_bits
+                    m.differing_bits,
+                    if m.known_difference.is_some() {
+                        "yes"
+                    } else {
+                        "no"
+                    }
                 );
             }
             let more = b.mismatches.len().saturating_sub(50) as u64 + b.mismatches_omitted;
@@ -212,6 +268,37 @@ pub fn junit(summary: &Summary) -> String {
             escape(&b.name),
             b.suites.len()
         );
+        s.push_str("    <properties>\n");
+        let mut prop = |name: &str, value: &str| {
+            let _ = writeln!(
+                s,
+                "      <property name=\"{}\" value=\"{}\"/>",
+                escape(name),
+                escape(value)
+            );
+        };
+        if !summary.run.tool.is_empty() {
+            prop("tool", &summary.run.tool);
+            prop("version", &summary.run.version);
+            if let Some(c) = &summary.run.commit {
+                prop("commit", c);
+            }
+            prop("generated_at", &summary.run.generated_at);
+        }
+        for (k, c) in b.by_evidence() {
+            prop(
+                &format!("evidence.{k}"),
+                &format!(
+                    "cells {} matched {} mismatched {} known {}",
+                    c.cells,
+                    c.matched + c.matched_with_tolerance,
+                    c.mismatched,
+                    c.known_differences
+                ),
+            );
+        }
+        prop("known_differences", &b.counts.known_differences.to_string());
+        s.push_str("    </properties>\n");
         for su in &b.suites {
             let c = &su.counts;
             let _ = write!(
@@ -220,10 +307,30 @@ pub fn junit(summary: &Summary) -> String {
                 escape(&b.name),
                 escape(&su.suite)
             );
-            let detail = format!(
-                "cells {} matched {} tolerance {} mismatched {} (known {}) unsupported {} errors {}",
-                c.cells, c.matched, c.matched_with_tolerance, c.mismatched, c.known_differences, c.unsupported, c.errors
+            let split: Vec<String> = su
+                .by_evidence
+                .iter()
+                .filter(|(_, e)| e.cells > 0)
+                .map(|(k, e)| format!("{k} {}", e.cells))
+                .collect();
+            let mut detail = format!(
+                "cells {} matched {} tolerance {} mismatched {} (known {}) unsupported {} errors {}; evidence: {}",
+                c.cells,
+                c.matched,
+                c.matched_with_tolerance,
+                c.mismatched,
+                c.known_differences,
+                c.unsupported,
+                c.errors,
+                split.join(", ")
             );
+            if c.known_differences > 0 {
+                let _ = write!(
+                    detail,
+                    "; {} mismatched cells are listed known differences (not failures)",
+                    c.known_differences
+                );
+            }
             if c.mismatched > c.known_differences {
                 let ids: Vec<String> = b
                     .mismatches

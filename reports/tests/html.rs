@@ -39,7 +39,7 @@ fn sample() -> Summary {
             suites: vec![SuiteSummary {
                 suite: "peer-f32-min-max-nan".into(),
                 counts,
-                by_evidence: Default::default(),
+                by_evidence: [("peer-pinned".to_string(), counts)].into_iter().collect(),
             }],
             mismatches: vec![
                 mismatch(3, "3f800000", "7fc00000", "40400000"),
@@ -73,14 +73,24 @@ fn sample() -> Summary {
             .into_iter()
             .collect(),
         }],
+        run: reports::model::RunInfo {
+            tool: "conformance".into(),
+            version: "0.1.0".into(),
+            commit: Some("0123456789ab".into()),
+            generated_at: "2026-12-01T20:07:27Z".into(),
+        },
     }
 }
 
 #[test]
 fn html_renders_in_headless_chromium() {
-    if reports::browser::chromium().is_none() && std::env::var_os("REPORTS_SKIP_BROWSER").is_some()
+    // Outside CI a developer without Chromium may skip this test by setting REPORTS_SKIP_BROWSER, and it says so;
+    // in CI (`CI` set, as .ci/run does) a missing Chromium fails.
+    if reports::browser::chromium().is_none()
+        && std::env::var_os("REPORTS_SKIP_BROWSER").is_some()
+        && std::env::var_os("CI").is_none()
     {
-        eprintln!("skipped: no Chromium and REPORTS_SKIP_BROWSER is set");
+        eprintln!("SKIPPED html_renders_in_headless_chromium: no Chromium and REPORTS_SKIP_BROWSER is set");
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -141,6 +151,13 @@ fn html_renders_in_headless_chromium() {
         dom.contains("v_sin_f32 (word 9)"),
         "unsupported reasons are listed"
     );
+    // Who made it and when; every evidence kind, hardware included with 0 cells.
+    assert!(dom.contains("conformance 0.1.0, commit 0123456789ab, 2026-12-01T20:07:27Z"));
+    assert!(dom
+        .contains("data-backend=\"model\" data-suite=\"evidence:hardware\" data-key=\"cells\">0<"));
+    assert!(dom.contains(
+        "data-backend=\"model\" data-suite=\"evidence:peer-pinned\" data-key=\"cells\">20<"
+    ));
 }
 
 #[test]
@@ -153,8 +170,19 @@ fn json_and_junit_agree_with_the_model() {
         "<testsuite name=\"model\" tests=\"1\" failures=\"1\" errors=\"0\" skipped=\"0\">"
     ));
     assert!(x.contains("<testcase classname=\"model\" name=\"peer-f32-min-max-nan\"><failure message=\"2 mismatched cells\">"));
+    assert!(x.contains("<property name=\"commit\" value=\"0123456789ab\"/>"));
+    assert!(x.contains(
+        "<property name=\"evidence.hardware\" value=\"cells 0 matched 0 mismatched 0 known 0\"/>"
+    ));
+    assert!(x.contains("evidence: peer-pinned 20"));
     let md = reports::markdown(&s);
-    assert!(md.contains("| peer-f32-min-max-nan | 20 | 16 | 1 | 2 | 1 | 0 | 85.0 |"));
+    assert!(
+        md.contains("| peer-f32-min-max-nan | peer-pinned | 20 | 16 | 1 | 2 | 0 | 1 | 0 | 85.0 |")
+    );
+    assert!(md.contains("| hardware | 0 | 0 | 0 | 0 | 0 | 0 | 0 |"));
+    assert!(md.contains("conformance 0.1.0, commit 0123456789ab, 2026-12-01T20:07:27Z"));
     let t = reports::table(&s);
     assert!(t.contains("peer-f32-min-max-nan") && t.contains("TOTAL"));
+    assert!(t.contains("model by evidence: hardware 0 cells; peer-pinned 20 cells, 17 matched, 2 mismatched (0 known)"));
+    assert!(t.contains("known"));
 }

@@ -34,6 +34,20 @@ pub fn find_llvm_mc() -> Option<PathBuf> {
     None
 }
 
+/// llvm-mc 19 for `test`: in CI (`CI` set, as `.ci/run` does) a missing one fails; elsewhere the caller skips
+/// and this says so.
+pub fn require_llvm_mc(test: &str) -> Option<PathBuf> {
+    let mc = find_llvm_mc();
+    if mc.is_none() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "{test}: llvm-mc 19 not found (install Debian llvm-19 or set LLVM_MC); CI must run this test"
+        );
+        eprintln!("SKIPPED {test}: llvm-mc 19 not found (install Debian llvm-19 or set LLVM_MC)");
+    }
+    mc
+}
+
 /// What llvm-mc made of one candidate.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Llvm {
