@@ -287,6 +287,16 @@ pub fn rfc3339(secs: u64) -> String {
     )
 }
 
+
+impl Summary {
+    /// Did any backend mismatch a cell that is not a known difference?
+    pub fn has_unexplained_mismatch(&self) -> bool {
+        self.backends
+            .iter()
+            .any(|b| b.counts.mismatched > b.counts.known_differences)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::rfc3339;
@@ -297,14 +307,5 @@ mod tests {
         assert_eq!(rfc3339(951_782_400), "2000-02-29T00:00:00Z");
         assert_eq!(rfc3339(1_796_155_647), "2026-12-01T20:07:27Z");
         assert_eq!(rfc3339(4_102_444_799), "2099-12-31T23:59:59Z");
-    }
-}
-
-impl Summary {
-    /// Did any backend mismatch a cell that is not a known difference?
-    pub fn has_unexplained_mismatch(&self) -> bool {
-        self.backends
-            .iter()
-            .any(|b| b.counts.mismatched > b.counts.known_differences)
     }
 }
