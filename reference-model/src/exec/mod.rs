@@ -260,6 +260,12 @@ pub fn step(wave: &mut Wave, inst: &Instruction, lds_bytes: usize) -> Result<(),
     .step(inst, pc)
 }
 
+/// Refuses the encoding fields (modifiers, DPP, SDWA selects) that the model does not apply to `inst`'s
+/// operation, as running it would: other backends call this to refuse exactly what the model refuses.
+pub fn check_fields(inst: &Instruction, pc: usize) -> Result<(), BackendError> {
+    fields::check(inst, pc)
+}
+
 /// The reference model as a conformance backend.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct ModelBackend {

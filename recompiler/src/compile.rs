@@ -1,0 +1,1072 @@
+//! The module: a dispatcher over the program's segments (see the crate docs), the guest state in function
+//! variables of every invocation, and each instruction's translation.
+
+use crate::lower::{Bin, Cmp, Lower, Ty};
+use crate::program::{flow, Flow, Need, Program};
+use crate::spv::{Array, Emit, Sv};
+use crate::{layout, Refusal, Shape};
+use reference_model::isa::{Control, Encoding, Form, Instruction, Op, Operand, Role};
+use rspirv::dr::Operand as SpvOp;
+use rspirv::spirv::{self, Word};
+
+/// Scalar register numbers (the encoding's, as `reference_model::exec::state::sreg`).
+pub(crate) mod sreg {
+    pub const VCC_LO: u32 = 106;
+    pub const M0: u32 = 124;
+    pub const NULL: u32 = 125;
+    pub const EXEC_LO: u32 = 126;
+    pub const EXEC_HI: u32 = 127;
+    pub const TTMP0: u32 = 108;
+}
+
+/// Words per lane in the exchange area: enough for a 64-bit address, four data dwords (cmpswap_x2, x4
+/// stores) and results.
+pub(crate) const XW: u32 = 8;
+/// Scheduler words in workgroup memory: [0] current wave, [1] abort flag, then one state per wave.
+const SCHED_HEAD: u32 = 2;
+/// No wave left to run.
+const NO_WAVE: u32 = 0xffff_ffff;
+/// The segment id that ends a wave that faulted or timed out.
+const DEAD: u32 = 0xffff_fffe;
+
+/// Wave states in the scheduler.
+const RUNNING: u32 = 0;
+const AT_BARRIER: u32 = 1;
+const DONE: u32 = 2;
+
+pub(crate) struct Cx<'p> {
+    pub e: Emit,
+    pub prog: &'p Program,
+    pub shape: Shape,
+    pub v: Word,
+    pub s: Word,
+    pub scc: Word,
+    pub seg: Word,
+    pub yld: Word,
+    pub xc: Word,
+    pub executed: Word,
+    pub wstate: Word,
+    pub mode: Word,
+    pub lane: Sv,
+    pub wave: Sv,
+    pub mem: Array,
+    pub info: Array,
+    pub status: Array,
+    pub lds: Array,
+    pub xch: Array,
+    pub sched: Array,
+    /// (segment id, label) of every case emitted so far.
+    cases: Vec<(u32, Word)>,
+    /// The label of the switch's merge block.
+    sw_merge: Word,
+    next_id: u32,
+    /// The segment id each block leader starts.
+    leader_ids: Vec<(usize, u32)>,
+}
+
+/// A refusal naming the instruction and its word offset.
+pub(crate) fn refusal(inst: &Instruction, pc: usize, reason: impl Into<String>) -> Refusal {
+    Refusal {
+        instruction: format!("{} (word {pc})", inst.mnemonic()),
+        reason: reason.into(),
+    }
+}
+
+impl<'p> Cx<'p> {
+    // ---------------------------------------------------------------------------------------------
+    // Guest state.
+
+    /// The value of u32 variable `var`.
+    pub fn get(&mut self, var: Word) -> Sv {
+        self.e.load32(var)
+    }
+
+    /// Stores u32 `v` to variable `var`.
+    pub fn put(&mut self, var: Word, v: Sv) {
+        self.e.store(var, v);
+    }
+
+    /// SGPR `r` (constant index; past the file: 0).
+    pub fn sget(&mut self, r: u32) -> Sv {
+        if r >= 128 || r == sreg::NULL {
+            return self.e.k32(0);
+        }
+        let i = self.e.c32(r);
+        let p = self.e.local_elem(self.s, i);
+        self.e.load32(p)
+    }
+
+    /// Writes SGPR `r` (NULL and past the file: dropped).
+    pub fn sset(&mut self, r: u32, v: Sv) {
+        if r >= 128 || r == sreg::NULL {
+            return;
+        }
+        let i = self.e.c32(r);
+        let p = self.e.local_elem(self.s, i);
+        self.e.store(p, v);
+    }
+
+    /// SGPR at a computed index (relative addressing): out of the 106 general SGPRs reads 0.
+    pub fn sget_dyn(&mut self, r: Sv) -> Sv {
+        let limit = self.e.k32(106);
+        let ok = self.e.cmp(Cmp::ULt, r, limit);
+        let z = self.e.k32(0);
+        let idx = self.e.select(ok, r, z);
+        let p = self.e.local_elem(self.s, idx.id);
+        let v = self.e.load32(p);
+        self.e.select(ok, v, z)
+    }
+
+    /// Writes SGPR at a computed index; out of the general SGPRs the write is dropped.
+    pub fn sset_dyn(&mut self, r: Sv, v: Sv) {
+        let limit = self.e.k32(106);
+        let ok = self.e.cmp(Cmp::ULt, r, limit);
+        let file = self.s;
+        self.e.if_then(ok, |e| {
+            let p = e.local_elem(file, r.id);
+            e.store(p, v);
+        });
+    }
+
+    /// VGPR `r` of this lane.
+    pub fn vget(&mut self, r: u32) -> Sv {
+        let i = self.e.c32(r);
+        self.vget_dyn(i)
+    }
+
+    /// VGPR at a computed index `r` (a u32 id) of this lane.
+    pub fn vget_dyn(&mut self, r: Word) -> Sv {
+        let p = self.e.local_elem(self.v, r);
+        self.e.load32(p)
+    }
+
+    /// Writes VGPR `r` of this lane when `active`.
+    pub fn vset_if(&mut self, r: u32, v: Sv, active: Sv) {
+        let old = self.vget(r);
+        let n = self.e.select(active, v, old);
+        let i = self.e.c32(r);
+        let p = self.e.local_elem(self.v, i);
+        self.e.store(p, n);
+    }
+
+    /// EXEC as a 64-bit value (EXEC_HI ignored in wave32).
+    pub fn exec(&mut self) -> Sv {
+        self.mask_at(sreg::EXEC_LO)
+    }
+
+    /// The lane mask held at SGPR `r` (one SGPR in wave32, a pair in wave64), as 64 bits.
+    pub fn mask_at(&mut self, r: u32) -> Sv {
+        let lo = self.sget(r);
+        if self.shape.wave == 64 {
+            let hi = self.sget(r + 1);
+            self.e.pack(lo, hi)
+        } else {
+            self.e.zext(lo)
+        }
+    }
+
+    /// Writes a lane mask at SGPR `r`.
+    pub fn set_mask_at(&mut self, r: u32, m: Sv) {
+        let lo = self.e.trunc(m);
+        self.sset(r, lo);
+        if self.shape.wave == 64 {
+            let hi = self.e.hi(m);
+            self.sset(r + 1, hi);
+        }
+    }
+
+    /// Is this lane's bit of the 64-bit mask `m` set?
+    pub fn lane_bit(&mut self, m: Sv) -> Sv {
+        let l = self.e.zext(self.lane);
+        let s = self.e.bin(Bin::LShr, m, l);
+        let b = self.e.bink(Bin::And, s, 1);
+        self.e.nz(b)
+    }
+
+    /// Is this lane active in EXEC?
+    pub fn active(&mut self) -> Sv {
+        let x = self.exec();
+        self.lane_bit(x)
+    }
+
+    /// SCC as a boolean.
+    pub fn scc(&mut self) -> Sv {
+        let v = self.get(self.scc);
+        self.e.nz(v)
+    }
+
+    /// Sets SCC from a boolean.
+    pub fn set_scc(&mut self, b: Sv) {
+        let v = self.e.b2i(b, Ty::I32);
+        self.put(self.scc, v);
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Operands.
+
+    /// A 32-bit scalar-or-constant source as the model's `Ctx::sread` gives it (`half`: 16-bit operand).
+    pub fn sread(&mut self, op: Operand, half: bool, inst: &Instruction, pc: usize) -> Result<Sv, Refusal> {
+        Ok(match op {
+            Operand::InlineInt(i) => {
+                if half {
+                    self.e.k32(i as i16 as u16 as u32)
+                } else {
+                    self.e.k32(i as i32 as u32)
+                }
+            }
+            Operand::InlineFloat(f) => self.e.k32(f.bits(if half { 16 } else { 32 }) as u32),
+            Operand::Literal(l) => self.e.k32(if half { l & 0xffff } else { l }),
+            Operand::Scc => {
+                let s = self.get(self.scc);
+                s
+            }
+            Operand::Vccz => {
+                let m = self.mask_at(sreg::VCC_LO);
+                let z = self.e.k64(0);
+                let c = self.e.cmp(Cmp::Eq, m, z);
+                self.e.b2i(c, Ty::I32)
+            }
+            Operand::Execz => {
+                let m = self.exec();
+                let z = self.e.k64(0);
+                let c = self.e.cmp(Cmp::Eq, m, z);
+                self.e.b2i(c, Ty::I32)
+            }
+            Operand::Imm(v) => self.e.k32(v as u32),
+            other => match sreg_index(other) {
+                Some(r) => self.sget(r),
+                None => return Err(refusal(inst, pc, format!("source {other:?} is not translated"))),
+            },
+        })
+    }
+
+    /// A 64-bit scalar-or-constant source (as `Ctx::sread64`; `f64`: a literal is the high dword).
+    pub fn sread64(&mut self, op: Operand, f64: bool, inst: &Instruction, pc: usize) -> Result<Sv, Refusal> {
+        Ok(match op {
+            Operand::InlineInt(i) => self.e.k64(i as i64 as u64),
+            Operand::InlineFloat(f) => self.e.k64(f.bits(64)),
+            Operand::Literal(l) => self.e.k64(if f64 { (l as u64) << 32 } else { l as u64 }),
+            Operand::Scc | Operand::Vccz | Operand::Execz | Operand::Imm(_) => {
+                let v = self.sread(op, false, inst, pc)?;
+                self.e.zext(v)
+            }
+            Operand::SharedBase => self.e.k64(SHARED_APERTURE_HI << 32),
+            Operand::SharedLimit => self.e.k64(SHARED_APERTURE_HI << 32 | 0xffff_ffff),
+            other => match sreg_index(other) {
+                Some(r) => {
+                    let lo = self.sget(r);
+                    let hi = self.sget(r + 1);
+                    self.e.pack(lo, hi)
+                }
+                None => return Err(refusal(inst, pc, format!("source {other:?} is not translated"))),
+            },
+        })
+    }
+
+    /// A 32-bit VALU source of this lane.
+    pub fn vread(&mut self, op: Operand, half: bool, inst: &Instruction, pc: usize) -> Result<Sv, Refusal> {
+        match op {
+            Operand::Vgpr { first, .. } => Ok(self.vget(first as u32)),
+            Operand::LdsDirect => Err(refusal(inst, pc, "LDS_DIRECT sources are not translated")),
+            _ => self.sread(op, half, inst, pc),
+        }
+    }
+
+    /// A 64-bit VALU source of this lane.
+    pub fn vread64(&mut self, op: Operand, f64: bool, inst: &Instruction, pc: usize) -> Result<Sv, Refusal> {
+        match op {
+            Operand::Vgpr { first, .. } => {
+                let lo = self.vget(first as u32);
+                let hi = self.vget(first as u32 + 1);
+                Ok(self.e.pack(lo, hi))
+            }
+            _ => self.sread64(op, f64, inst, pc),
+        }
+    }
+
+    /// Writes a 32-bit scalar destination.
+    pub fn swrite(&mut self, op: Operand, v: Sv, inst: &Instruction, pc: usize) -> Result<(), Refusal> {
+        let r = sreg_index(op).ok_or_else(|| refusal(inst, pc, format!("destination {op:?} is not a scalar register")))?;
+        self.sset(r, v);
+        Ok(())
+    }
+
+    /// Writes a 64-bit scalar destination (a pair).
+    pub fn swrite64(&mut self, op: Operand, v: Sv, inst: &Instruction, pc: usize) -> Result<(), Refusal> {
+        let r = sreg_index(op).ok_or_else(|| refusal(inst, pc, format!("destination {op:?} is not a scalar register")))?;
+        if r == sreg::NULL {
+            return Ok(());
+        }
+        let lo = self.e.trunc(v);
+        let hi = self.e.hi(v);
+        self.sset(r, lo);
+        self.sset(r + 1, hi);
+        Ok(())
+    }
+
+    /// Writes a lane mask to a scalar destination operand.
+    pub fn write_mask(&mut self, op: Operand, m: Sv, inst: &Instruction, pc: usize) -> Result<(), Refusal> {
+        let r = sreg_index(op).ok_or_else(|| refusal(inst, pc, format!("destination {op:?} is not a scalar register")))?;
+        if r != sreg::NULL {
+            self.set_mask_at(r, m);
+        }
+        Ok(())
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Segments.
+
+    /// A fresh segment id.
+    pub fn new_seg(&mut self) -> u32 {
+        let id = self.next_id;
+        self.next_id += 1;
+        id
+    }
+
+    /// Starts the case of segment `id`.
+    fn begin_case(&mut self, id: u32) {
+        let label = self.e.b.id();
+        self.cases.push((id, label));
+        self.e.block(label);
+    }
+
+    /// Ends the current case: the wave continues at `next`; `yield_` hands the workgroup back to the
+    /// dispatcher (a barrier follows) before it does.
+    fn end_case(&mut self, next: Sv, yield_: bool) {
+        self.put(self.seg, next);
+        if yield_ {
+            let one = self.e.k32(1);
+            self.put(self.yld, one);
+        }
+        self.e.b.branch(self.sw_merge).expect("branch");
+    }
+
+    /// Ends the current segment with a yield and starts the next one: what comes after runs after a
+    /// workgroup barrier, when every lane's published values are visible.
+    pub fn cut(&mut self) {
+        let next = self.new_seg();
+        let n = self.e.k32(next);
+        self.end_case(n, true);
+        self.begin_case(next);
+    }
+
+    /// Counts `n` executed instructions and ends the wave with `Timeout` past the budget.
+    fn count(&mut self, n: u32, pc: usize) {
+        let x = self.get(self.executed);
+        let k = self.e.k32(n);
+        let x = self.e.bin(Bin::Add, x, k);
+        self.put(self.executed, x);
+        let budget = self.e.k32(self.shape.budget);
+        let over = self.e.cmp(Cmp::UGt, x, budget);
+        let pcv = self.e.k32(pc as u32);
+        let z = self.e.k32(0);
+        let zz = self.e.k32(0);
+        self.report_if(over, layout::TIMEOUT, pcv, z, zz);
+    }
+
+    /// Records status `kind` (first report wins), raises the abort flag and ends this lane's wave, when
+    /// `cond` holds.
+    pub fn report_if(&mut self, cond: Sv, kind: u32, pc: Sv, a: Sv, b: Sv) {
+        let st = self.status;
+        let sched = self.sched;
+        let seg = self.seg;
+        let yld = self.yld;
+        let executed = self.executed;
+        let lane = self.lane;
+        let wave = self.wave;
+        self.e.if_then(cond, |e| {
+            let z = e.c32(0);
+            let p0 = e.elem(st, z);
+            let k = e.c32(kind);
+            let u = e.t_u32();
+            let scope = e.c32(spirv::Scope::Device as u32);
+            let sem = e.c32(0);
+            let old = e
+                .b
+                .atomic_compare_exchange(u, None, p0, scope, sem, sem, k, z)
+                .expect("cas");
+            let first = Sv { id: old, ty: Ty::I32 };
+            let zero = e.k32(0);
+            let is_first = e.cmp(Cmp::Eq, first, zero);
+            e.if_then(is_first, |e| {
+                let ex = e.load32(executed);
+                for (i, v) in [(1u32, pc), (2, a), (3, b), (4, ex), (5, wave), (6, lane)] {
+                    let c = e.c32(i);
+                    let p = e.elem(st, c);
+                    e.store(p, v);
+                }
+            });
+            let one = e.c32(1);
+            let pa = e.elem(sched, one);
+            let wscope = e.c32(spirv::Scope::Workgroup as u32);
+            e.b.atomic_store(pa, wscope, sem, one).expect("atomic store");
+            let dead = e.k32(DEAD);
+            e.store(seg, dead);
+            let onev = e.k32(1);
+            e.store(yld, onev);
+        });
+    }
+
+    /// The exchange slot of this wave's current exchange (alternating, so a segment may read one slot and
+    /// publish into the other).
+    fn slot(&mut self) -> Sv {
+        let x = self.get(self.xc);
+        self.e.bink(Bin::And, x, 1)
+    }
+
+    /// The word index of exchange word `w` of lane `lane` in the current slot.
+    pub fn xword(&mut self, lane: Sv, w: u32) -> Sv {
+        let s = self.slot();
+        let base = self.e.bink(Bin::Mul, s, 64 * XW as u64);
+        let l = self.e.bink(Bin::Mul, lane, XW as u64);
+        let i = self.e.bin(Bin::Add, base, l);
+        self.e.bink(Bin::Add, i, w as u64)
+    }
+
+    /// Publishes `v` as exchange word `w` of this lane.
+    pub fn publish(&mut self, w: u32, v: Sv) {
+        let i = self.xword(self.lane, w);
+        let p = self.e.elem(self.xch, i.id);
+        self.e.store(p, v);
+    }
+
+    /// Reads exchange word `w` of lane `lane` (a u32 value in 0..wave).
+    pub fn fetch(&mut self, lane: Sv, w: u32) -> Sv {
+        let i = self.xword(lane, w);
+        let p = self.e.elem(self.xch, i.id);
+        self.e.load32(p)
+    }
+
+    /// Moves to the next exchange slot (after the values of this one were read).
+    pub fn next_slot(&mut self) {
+        let x = self.get(self.xc);
+        let x = self.e.bink(Bin::Add, x, 1);
+        self.put(self.xc, x);
+    }
+
+    /// The wave's mask of the boolean each lane published as word 0 (after a cut).
+    pub fn gather_mask(&mut self) -> Sv {
+        let mut m = self.e.k64(0);
+        for l in 0..self.shape.wave {
+            let lv = self.e.k32(l);
+            let b = self.fetch(lv, 0);
+            let b = self.e.zext(b);
+            let b = self.e.bink(Bin::Shl, b, l as u64);
+            m = self.e.bin(Bin::Or, m, b);
+        }
+        m
+    }
+}
+
+/// SGPR-file index of a scalar register operand.
+pub(crate) fn sreg_index(op: Operand) -> Option<u32> {
+    Some(match op {
+        Operand::Sgpr { first, .. } => first as u32,
+        Operand::VccLo { .. } => sreg::VCC_LO,
+        Operand::VccHi => sreg::VCC_LO + 1,
+        Operand::Ttmp { first, .. } => sreg::TTMP0 + first as u32,
+        Operand::M0 => sreg::M0,
+        Operand::Null => sreg::NULL,
+        Operand::ExecLo { .. } => sreg::EXEC_LO,
+        Operand::ExecHi => sreg::EXEC_HI,
+        _ => return None,
+    })
+}
+
+/// The high dword of the shared (LDS) aperture of flat addresses, as the model has it (rule
+/// `flat.shared_aperture`).
+pub(crate) const SHARED_APERTURE_HI: u64 = 0x0001_0000;
+
+/// What a segment's instruction translation did to control flow.
+pub(crate) enum Done {
+    /// Continue with the next instruction.
+    Next,
+    /// The instruction set the next segment itself and ended the case.
+    Ended,
+}
+
+/// Compiles `prog` for `shape`.
+pub(crate) fn compile(prog: &Program, shape: Shape) -> Result<Vec<u32>, Refusal> {
+    let mut e = Emit::new();
+    let void = e.t_void();
+    let fn_ty = e.b.type_function(void, []);
+    let u32t = e.t_u32();
+    // Interface variables.
+    let v3 = e.b.type_vector(u32t, 3);
+    let p_in = e.t_ptr(spirv::StorageClass::Input, u32t);
+    let lii = e.b.variable(p_in, None, spirv::StorageClass::Input, None);
+    e.b.decorate(
+        lii,
+        spirv::Decoration::BuiltIn,
+        [SpvOp::BuiltIn(spirv::BuiltIn::LocalInvocationIndex)],
+    );
+    let _ = v3;
+    let mem = e.storage_buffer(layout::BIND_MEM, "guest_memory");
+    let info = e.storage_buffer(layout::BIND_INFO, "launch_info");
+    let status = e.storage_buffer(layout::BIND_STATUS, "status");
+    let lds = e.storage_buffer(layout::BIND_LDS, "lds");
+    let waves = shape.waves();
+    let xch = e.workgroup_array(2 * 64 * XW, "exchange");
+    let sched = e.workgroup_array(SCHED_HEAD + waves, "scheduler");
+
+    let main = e
+        .b
+        .begin_function(void, None, spirv::FunctionControl::NONE, fn_ty)
+        .expect("function");
+    e.b.name(main, "main");
+    let entry = e.b.id();
+    e.block(entry);
+    let lid = e.load(lii, Ty::I32);
+    let w = e.k32(shape.wave);
+    let lane = Sv {
+        id: e.b.u_mod(u32t, None, lid.id, w.id).expect("mod"),
+        ty: Ty::I32,
+    };
+    let wave = Sv {
+        id: e.b.u_div(u32t, None, lid.id, w.id).expect("div"),
+        ty: Ty::I32,
+    };
+    let nv = prog_vgprs(prog);
+    let v = e.local_array(nv);
+    let s = e.local_array(128);
+    let scc = e.local(Ty::I32);
+    let seg = e.local(Ty::I32);
+    let yld = e.local(Ty::I32);
+    let xc = e.local(Ty::I32);
+    let executed = e.local(Ty::I32);
+    let wstate = e.local(Ty::I32);
+    let mode = e.local(Ty::I32);
+    let mut cx = Cx {
+        e,
+        prog,
+        shape,
+        v,
+        s,
+        scc,
+        seg,
+        yld,
+        xc,
+        executed,
+        wstate,
+        mode,
+        lane,
+        wave,
+        mem,
+        info,
+        status,
+        lds,
+        xch,
+        sched,
+        cases: Vec::new(),
+        sw_merge: 0,
+        next_id: 0,
+        leader_ids: Vec::new(),
+    };
+    for &l in &prog.leaders {
+        let id = cx.new_seg();
+        cx.leader_ids.push((l, id));
+    }
+
+    // for gw in 0..groups: one guest workgroup after another (the model's order: x fastest, then y, z).
+    let total = shape.groups[0] * shape.groups[1] * shape.groups[2];
+    let totalv = cx.e.k32(total);
+    let gw = cx.e.local(Ty::I32);
+    let z = cx.e.k32(0);
+    cx.put(gw, z);
+    let l0_header = cx.e.b.id();
+    let l0_check = cx.e.b.id();
+    let l0_body = cx.e.b.id();
+    let l0_cont = cx.e.b.id();
+    let l0_merge = cx.e.b.id();
+    cx.e.b.branch(l0_header).expect("branch");
+    cx.e.block(l0_header);
+    cx.e
+        .b
+        .loop_merge(l0_merge, l0_cont, spirv::LoopControl::NONE, [])
+        .expect("loop");
+    cx.e.b.branch(l0_check).expect("branch");
+    cx.e.block(l0_check);
+    let g = cx.get(gw);
+    let more = cx.e.cmp(Cmp::ULt, g, totalv);
+    // Stop early once a wave faulted or timed out.
+    let one = cx.e.k32(1);
+    let pa = cx.e.elem(sched, one.id);
+    let abort = cx.e.load32(pa);
+    let zero = cx.e.k32(0);
+    let ok = cx.e.cmp(Cmp::Eq, abort, zero);
+    let go = cx.e.band(more, ok);
+    cx.e
+        .b
+        .branch_conditional(go.id, l0_body, l0_merge, [])
+        .expect("branch");
+    cx.e.block(l0_body);
+    init_group(&mut cx, g);
+    cx.e.barrier();
+    dispatch(&mut cx)?;
+    cx.e.b.branch(l0_cont).expect("branch");
+    cx.e.block(l0_cont);
+    let g = cx.get(gw);
+    let g1 = cx.e.bink(Bin::Add, g, 1);
+    cx.put(gw, g1);
+    cx.e.b.branch(l0_header).expect("branch");
+    cx.e.block(l0_merge);
+    cx.e.b.ret().expect("ret");
+    cx.e.b.end_function().expect("end");
+    let local = shape.waves() * shape.wave;
+    cx.e.b.entry_point(spirv::ExecutionModel::GLCompute, main, "main", [lii]);
+    cx.e
+        .b
+        .execution_mode(main, spirv::ExecutionMode::LocalSize, [local, 1, 1]);
+    let module = cx.e.b.module();
+    use rspirv::binary::Assemble;
+    Ok(module.assemble())
+}
+
+/// The VGPRs the program names (one past the highest), or all 256 with relative addressing.
+fn prog_vgprs(prog: &Program) -> u32 {
+    let mut n = 1u32;
+    for i in prog.insts.values() {
+        if matches!(
+            i.op,
+            Op::VMovrelsB32 | Op::VMovreldB32 | Op::VMovrelsdB32 | Op::VMovrelsd2B32 | Op::VSwaprelB32
+        ) {
+            return 256;
+        }
+        for s in i.operands() {
+            if let Operand::Vgpr { first, width } = s.operand {
+                n = n.max(first as u32 + width.max(1) as u32);
+            }
+        }
+    }
+    // Loads may write up to four registers past their first.
+    (n + 4).min(256)
+}
+
+/// Initialises every invocation's guest state for workgroup `g`, and the scheduler (first invocation).
+fn init_group(cx: &mut Cx, g: Sv) {
+    let shape = cx.shape;
+    let z = cx.e.k32(0);
+    let nv = prog_vgprs(cx.prog);
+    for r in 0..nv {
+        let i = cx.e.c32(r);
+        let p = cx.e.local_elem(cx.v, i);
+        cx.e.store(p, z);
+    }
+    for r in 0..128 {
+        cx.sset(r, z);
+    }
+    for var in [cx.scc, cx.yld, cx.xc, cx.executed, cx.wstate] {
+        cx.put(var, z);
+    }
+    let m = cx.e.k32(shape.mode);
+    cx.put(cx.mode, m);
+    let entry = cx.leader_ids.iter().find(|(l, _)| *l == 0).map_or(DEAD, |(_, id)| *id);
+    let ev = cx.e.k32(entry);
+    cx.put(cx.seg, ev);
+    // User SGPRs from the launch info, then the workgroup ids the kernel enables.
+    for i in 0..shape.user_sgprs {
+        let k = cx.e.c32(layout::INFO_USER + i);
+        let p = cx.e.elem(cx.info, k);
+        let v = cx.e.load32(p);
+        cx.sset(i, v);
+    }
+    let gx = cx.e.bink(Bin::Mul, g, 1);
+    let nx = shape.groups[0].max(1) as u64;
+    let ny = shape.groups[1].max(1) as u64;
+    let u32t = cx.e.t_u32();
+    let kx = cx.e.k32(nx as u32);
+    let kxy = cx.e.k32((nx * ny) as u32);
+    let x = Sv {
+        id: cx.e.b.u_mod(u32t, None, gx.id, kx.id).expect("mod"),
+        ty: Ty::I32,
+    };
+    let yq = Sv {
+        id: cx.e.b.u_div(u32t, None, gx.id, kx.id).expect("div"),
+        ty: Ty::I32,
+    };
+    let ky = cx.e.k32(ny as u32);
+    let y = Sv {
+        id: cx.e.b.u_mod(u32t, None, yq.id, ky.id).expect("mod"),
+        ty: Ty::I32,
+    };
+    let zq = Sv {
+        id: cx.e.b.u_div(u32t, None, gx.id, kxy.id).expect("div"),
+        ty: Ty::I32,
+    };
+    let mut sg = shape.user_sgprs;
+    for (dim, id) in [x, y, zq].into_iter().enumerate() {
+        if shape.tgid[dim] {
+            cx.sset(sg, id);
+            sg += 1;
+        }
+    }
+    // v0: the thread id in the workgroup; EXEC: the lanes of this wave that exist.
+    let first = cx.e.bink(Bin::Mul, cx.wave, shape.wave as u64);
+    let tid = cx.e.bin(Bin::Add, first, cx.lane);
+    let i0 = cx.e.c32(0);
+    let p = cx.e.local_elem(cx.v, i0);
+    cx.e.store(p, tid);
+    let threads = cx.e.k32(shape.threads);
+    let left = cx.e.bin(Bin::Sub, threads, first);
+    let count = cx.e.bink(Bin::UMin, left, shape.wave as u64);
+    let count64 = cx.e.zext(count);
+    let one = cx.e.k64(1);
+    let all = cx.e.bin(Bin::Shl, one, count64);
+    let mask = cx.e.bink(Bin::Sub, all, 1);
+    let full = cx.e.k64(u64::MAX);
+    let is64 = cx.e.k32(64);
+    let is_full = cx.e.cmp(Cmp::Eq, count, is64);
+    let mask = cx.e.select(is_full, full, mask);
+    cx.set_mask_at(sreg::EXEC_LO, mask);
+    // The scheduler: wave 0 runs first; waves past the workgroup's threads do not exist.
+    let is0 = cx.e.cmp(Cmp::Eq, tid, z);
+    let sched = cx.sched;
+    let waves = shape.waves();
+    cx.e.if_then(is0, |e| {
+        let z = e.c32(0);
+        let p = e.elem(sched, z);
+        e.b.store(p, z, None, []).expect("store");
+        for w in 0..waves {
+            let k = e.c32(SCHED_HEAD + w);
+            let p = e.elem(sched, k);
+            let r = e.c32(RUNNING);
+            e.b.store(p, r, None, []).expect("store");
+        }
+    });
+}
+
+/// The dispatcher loop of one guest workgroup.
+fn dispatch(cx: &mut Cx) -> Result<(), Refusal> {
+    let l1_header = cx.e.b.id();
+    let l1_body = cx.e.b.id();
+    let l1_cont = cx.e.b.id();
+    let l1_merge = cx.e.b.id();
+    cx.e.b.branch(l1_header).expect("branch");
+    cx.e.block(l1_header);
+    cx.e
+        .b
+        .loop_merge(l1_merge, l1_cont, spirv::LoopControl::NONE, [])
+        .expect("loop");
+    cx.e.b.branch(l1_body).expect("branch");
+    cx.e.block(l1_body);
+    cx.e.barrier();
+    let z = cx.e.c32(0);
+    let pc0 = cx.e.elem(cx.sched, z);
+    let cur = cx.e.load32(pc0);
+    let one = cx.e.c32(1);
+    let pa = cx.e.elem(cx.sched, one);
+    let abort = cx.e.load32(pa);
+    let none = cx.e.k32(NO_WAVE);
+    let finished = cx.e.cmp(Cmp::Eq, cur, none);
+    let zero = cx.e.k32(0);
+    let aborted = cx.e.cmp(Cmp::Ne, abort, zero);
+    let stop = cx.e.bor(finished, aborted);
+    let run = cx.e.b.id();
+    cx.e
+        .b
+        .branch_conditional(stop.id, l1_merge, run, [])
+        .expect("branch");
+    cx.e.block(run);
+    let mine = cx.e.cmp(Cmp::Eq, cur, cx.wave);
+    let wave_body = cx.e.b.id();
+    let after = cx.e.b.id();
+    cx.e
+        .b
+        .selection_merge(after, spirv::SelectionControl::NONE)
+        .expect("merge");
+    cx.e
+        .b
+        .branch_conditional(mine.id, wave_body, after, [])
+        .expect("branch");
+    cx.e.block(wave_body);
+    run_wave(cx)?;
+    cx.e.b.branch(after).expect("branch");
+    cx.e.block(after);
+    cx.e.b.branch(l1_cont).expect("branch");
+    cx.e.block(l1_cont);
+    cx.e.b.branch(l1_header).expect("branch");
+    cx.e.block(l1_merge);
+    Ok(())
+}
+
+/// The current wave's inner loop: segments run until one yields; then its first lane updates the scheduler.
+fn run_wave(cx: &mut Cx) -> Result<(), Refusal> {
+    let z = cx.e.k32(0);
+    cx.put(cx.yld, z);
+    let l2_header = cx.e.b.id();
+    let l2_body = cx.e.b.id();
+    let l2_cont = cx.e.b.id();
+    let l2_merge = cx.e.b.id();
+    cx.e.b.branch(l2_header).expect("branch");
+    cx.e.block(l2_header);
+    cx.e
+        .b
+        .loop_merge(l2_merge, l2_cont, spirv::LoopControl::NONE, [])
+        .expect("loop");
+    cx.e.b.branch(l2_body).expect("branch");
+    cx.e.block(l2_body);
+    let segv = cx.get(cx.seg);
+    let switch_block = cx.e.b.selected_block().expect("block");
+    cx.e.b.select_block(None).expect("deselect");
+    let sw_merge = cx.e.b.id();
+    cx.sw_merge = sw_merge;
+    cx.cases.clear();
+    // The cases: one per block leader, plus the continuations their cuts start.
+    let leaders: Vec<(usize, u32)> = cx.leader_ids.clone();
+    for (leader, id) in leaders {
+        cx.begin_case(id);
+        emit_block(cx, leader)?;
+    }
+    // Default: a segment id that is no case (a jump to a pc that was not translated) ends the job.
+    let default = cx.e.b.id();
+    cx.e.block(default);
+    let t = cx.e.k32(layout::BAD_PC);
+    let pcv = cx.get(cx.seg);
+    let zz = cx.e.k32(0);
+    let yes = cx.e.kbool(true);
+    cx.report_if(yes, layout::UNSUPPORTED, pcv, zz, t);
+    cx.e.b.branch(sw_merge).expect("branch");
+    // Back to the switch block: its merge and the switch itself.
+    cx.e.b.select_block(Some(switch_block)).expect("select");
+    cx.e
+        .b
+        .selection_merge(sw_merge, spirv::SelectionControl::NONE)
+        .expect("merge");
+    let cases: Vec<(SpvOp, Word)> = cx
+        .cases
+        .iter()
+        .map(|(id, label)| (SpvOp::LiteralBit32(*id), *label))
+        .collect();
+    cx.e.b.switch(segv.id, default, cases).expect("switch");
+    cx.e.block(sw_merge);
+    let y = cx.get(cx.yld);
+    let yn = cx.e.nz(y);
+    cx.e
+        .b
+        .branch_conditional(yn.id, l2_merge, l2_cont, [])
+        .expect("branch");
+    cx.e.block(l2_cont);
+    cx.e.b.branch(l2_header).expect("branch");
+    cx.e.block(l2_merge);
+    schedule(cx);
+    Ok(())
+}
+
+/// The wave's first lane records its state and, when it stopped (barrier or end), picks the next wave as
+/// the model does: the next running wave after it, else (all at the barrier or done) the barrier releases and
+/// the first running wave goes on; `NO_WAVE` when all are done.
+fn schedule(cx: &mut Cx) {
+    let lane0 = cx.e.k32(0);
+    let first = cx.e.cmp(Cmp::Eq, cx.lane, lane0);
+    let sched = cx.sched;
+    let wstate = cx.wstate;
+    let wave = cx.wave;
+    let waves = cx.shape.waves();
+    cx.e.if_then(first, |e| {
+        let st = e.load32(wstate);
+        let base = e.k32(SCHED_HEAD);
+        let idx = e.bin(Bin::Add, base, wave);
+        let p = e.elem(sched, idx.id);
+        e.store(p, st);
+        let running = e.k32(RUNNING);
+        let stopped = e.cmp(Cmp::Ne, st, running);
+        e.if_then(stopped, |e| {
+            // Scan the waves after this one, then from 0 after releasing the barrier.
+            let next = e.local(Ty::I32);
+            let none = e.k32(NO_WAVE);
+            e.store(next, none);
+            let st_of = |e: &mut Emit, w: u32| {
+                let k = e.c32(SCHED_HEAD + w);
+                let p = e.elem(sched, k);
+                e.load32(p)
+            };
+            // After this wave: the first running wave with a greater index.
+            for w in (0..waves).rev() {
+                let s = st_of(e, w);
+                let r = e.k32(RUNNING);
+                let is_running = e.cmp(Cmp::Eq, s, r);
+                let wv = e.k32(w);
+                let after = e.cmp(Cmp::UGt, wv, wave);
+                let take = e.band(is_running, after);
+                let cur = e.load32(next);
+                let n = e.select(take, wv, cur);
+                e.store(next, n);
+            }
+            let n = e.load32(next);
+            let nonev = e.k32(NO_WAVE);
+            let found = e.cmp(Cmp::Ne, n, nonev);
+            e.if_else(
+                found,
+                |_| {},
+                |e| {
+                    // Release every wave at the barrier; the first one that is not done goes on.
+                    for w in (0..waves).rev() {
+                        let k = e.c32(SCHED_HEAD + w);
+                        let p = e.elem(sched, k);
+                        let s = e.load32(p);
+                        let b = e.k32(AT_BARRIER);
+                        let at = e.cmp(Cmp::Eq, s, b);
+                        let r = e.k32(RUNNING);
+                        let ns = e.select(at, r, s);
+                        e.store(p, ns);
+                        let d = e.k32(DONE);
+                        let alive = e.cmp(Cmp::Ne, ns, d);
+                        let wv = e.k32(w);
+                        let cur = e.load32(next);
+                        let n = e.select(alive, wv, cur);
+                        e.store(next, n);
+                    }
+                },
+            );
+            let n = e.load32(next);
+            let z = e.c32(0);
+            let p = e.elem(sched, z);
+            e.store(p, n);
+        });
+    });
+    // A wave released from the barrier runs again when scheduled: its own state returns to running.
+    let at = cx.get(cx.wstate);
+    let b = cx.e.k32(AT_BARRIER);
+    let was = cx.e.cmp(Cmp::Eq, at, b);
+    let r = cx.e.k32(RUNNING);
+    let ns = cx.e.select(was, r, at);
+    cx.put(cx.wstate, ns);
+}
+
+/// Emits the segments of the block at `leader`.
+fn emit_block(cx: &mut Cx, leader: usize) -> Result<(), Refusal> {
+    let block: Vec<(usize, Instruction)> = cx
+        .prog
+        .block(leader)
+        .into_iter()
+        .map(|(pc, i)| (pc, *i))
+        .collect();
+    let mut counted = 0usize;
+    for (k, (pc, inst)) in block.iter().enumerate() {
+        // Count the instructions up to the next cut at once (a per-instruction counter would dominate).
+        if k >= counted {
+            let mut n = 0;
+            for (_, i) in &block[k..] {
+                n += 1;
+                if crate::translate::need(i) != Need::Local {
+                    break;
+                }
+            }
+            counted = k + n;
+            cx.count(n as u32, *pc);
+            // A wave that timed out leaves at once.
+            let y = cx.get(cx.yld);
+            let yn = cx.e.nz(y);
+            let cont = cx.e.b.id();
+            let leave = cx.e.b.id();
+            cx.e
+                .b
+                .selection_merge(cont, spirv::SelectionControl::NONE)
+                .expect("merge");
+            cx.e
+                .b
+                .branch_conditional(yn.id, leave, cont, [])
+                .expect("branch");
+            cx.e.block(leave);
+            cx.e.b.branch(cx.sw_merge).expect("branch");
+            cx.e.block(cont);
+        }
+        match crate::translate::inst(cx, inst, *pc)? {
+            Done::Next => {}
+            Done::Ended => {
+                // The instruction ended the case; whatever follows in the block is another leader's.
+                return Ok(());
+            }
+        }
+        if let Some(next) = fallthrough(cx, inst, *pc) {
+            if k + 1 == block.len() {
+                // The block falls through into the next leader.
+                let id = cx.leader_id(next);
+                let n = cx.e.k32(id);
+                cx.end_case(n, false);
+                return Ok(());
+            }
+        }
+    }
+    Ok(())
+}
+
+fn fallthrough(cx: &Cx, inst: &Instruction, pc: usize) -> Option<usize> {
+    let _ = cx;
+    match flow(inst, pc) {
+        Flow::Next => Some(pc + inst.size as usize),
+        _ => None,
+    }
+}
+
+impl Cx<'_> {
+    /// The segment id of the block at word `pc`, or `DEAD` for a pc that is no block (the dispatcher's
+    /// default case reports it).
+    pub fn leader_id(&self, pc: usize) -> u32 {
+        self.leader_ids
+            .iter()
+            .find(|(l, _)| *l == pc)
+            .map_or(DEAD - 1, |(_, id)| *id)
+    }
+
+    /// Ends the case with a jump to the block at `pc`.
+    pub fn jump(&mut self, pc: usize) {
+        let id = self.leader_id(pc);
+        let n = self.e.k32(id);
+        self.end_case(n, false);
+    }
+
+    /// Ends the case with a jump to the block at `taken` when `cond`, else to the one at `fall`.
+    pub fn jump_if(&mut self, cond: Sv, taken: usize, fall: usize) {
+        let t = self.leader_id(taken);
+        let f = self.leader_id(fall);
+        let tv = self.e.k32(t);
+        let fv = self.e.k32(f);
+        let n = self.e.select(cond, tv, fv);
+        self.end_case(n, false);
+    }
+
+    /// Ends the case with a computed jump to byte address `addr` (64 bits): the block starting at word
+    /// `addr / 4`, or the default case's report when none does.
+    pub fn jump_indirect(&mut self, addr: Sv) {
+        let mut n = self.e.k32(DEAD - 1);
+        let pcw = self.e.bink(Bin::LShr, addr, 2);
+        for (l, id) in self.leader_ids.clone() {
+            let lk = self.e.k64(l as u64);
+            let is = self.e.cmp(Cmp::Eq, pcw, lk);
+            let idv = self.e.k32(id);
+            n = self.e.select(is, idv, n);
+        }
+        self.end_case(n, false);
+    }
+
+    /// Ends the wave (s_endpgm): the scheduler moves on.
+    pub fn end_wave(&mut self) {
+        let d = self.e.k32(DONE);
+        self.put(self.wstate, d);
+        let dead = self.e.k32(DEAD);
+        self.end_case(dead, true);
+    }
+
+    /// s_barrier: the wave waits until every live wave of the workgroup reached one; it resumes at the next
+    /// instruction's block.
+    pub fn barrier_then(&mut self, next: usize) {
+        let b = self.e.k32(AT_BARRIER);
+        self.put(self.wstate, b);
+        let id = self.leader_id(next);
+        let n = self.e.k32(id);
+        self.end_case(n, true);
+    }
+
+    /// Ends the case with a jump to the next instruction when it starts a block, else continues.
+    pub fn shape(&self) -> Shape {
+        self.shape
+    }
+
+    /// An operand of the instruction or a refusal naming it.
+    pub fn op(&self, inst: &Instruction, role: Role, pc: usize) -> Result<Operand, Refusal> {
+        inst.operand(role)
+            .ok_or_else(|| refusal(inst, pc, format!("no {role:?} operand")))
+    }
+}
+

@@ -1,0 +1,169 @@
+//! A conformance job as a compiled module and its buffers, and the buffers back as the job's output: what a
+//! Vulkan backend does around one dispatch, with no device in it.
+//!
+//! Arrays are placed at the guest addresses the reference model gives them
+//! ([`reference_model::exec::memory::GuestMemory`]), so user data, V#s and anything a kernel computes from an
+//! address are the same on both backends. Their bytes are packed, dword-aligned, into one guest-memory
+//! buffer; the launch-info buffer maps each region's guest range to its offset there.
+
+use crate::{compile, layout, Module, Refusal, Shape};
+use measurements::job::{BackendError, Job, JobOutput};
+use measurements::kernel::Abi;
+use reference_model::exec::memory::{dwords_to_bytes, GuestMemory};
+use reference_model::exec::{target_of, MAX_USER_SGPRS};
+
+/// Bytes of slack after the last region: an unaligned read of the last bytes touches the next dword.
+const TAIL_PAD: usize = 8;
+
+/// A job ready to run: the module and the initial contents of its buffers.
+#[derive(Clone, Debug)]
+pub struct Prepared {
+    /// The compiled module.
+    pub module: Module,
+    /// Binding [`layout::BIND_MEM`]: every region's bytes at its offset.
+    pub memory: Vec<u8>,
+    /// Binding [`layout::BIND_INFO`]: user SGPRs and the region table, as words.
+    pub info: Vec<u32>,
+    /// Bytes of binding [`layout::BIND_LDS`] (at least 4: a binding cannot be empty).
+    pub lds_bytes: u32,
+    /// The job's arrays: (name, byte offset in `memory`, bytes), in memory-list order.
+    pub arrays: Vec<(String, usize, usize)>,
+}
+
+/// The instruction budget a wave gets by default: the model's.
+pub const DEFAULT_BUDGET: u32 = 1_000_000;
+
+/// Compiles `job` and lays out its buffers. A wave past `budget` instructions ends the job with a timeout.
+pub fn prepare(job: &Job, budget: u32) -> Result<Prepared, BackendError> {
+    let target = target_of(&job.target).ok_or_else(|| BackendError::Unsupported {
+        instruction: format!("target {}", job.target),
+        reason: "the recompiler knows gfx1013 and the gfx1030 family (rdna2, gfx1030..gfx1036)".into(),
+    })?;
+    let k = &job.kernel;
+    let images = job.memory_image();
+    let mut guest = GuestMemory::new();
+    let mut addresses = Vec::with_capacity(images.len() + 1);
+    let mut regions: Vec<(String, u64, Vec<u8>)> = Vec::new();
+    for a in &images {
+        let bytes = dwords_to_bytes(&a.dwords);
+        let base = guest.map(&a.name, a.align as u64, bytes.clone());
+        addresses.push(base);
+        regions.push((a.name.clone(), base, bytes));
+    }
+    let user = job.user_data(&addresses).map_err(BackendError::InvalidJob)?;
+    let user_sgprs = match k.abi {
+        // The launch info has room for 16, as the hardware's COMPUTE_USER_DATA registers.
+        Abi::AgcBufferV1 if user.len() > MAX_USER_SGPRS => {
+            return Err(BackendError::Unsupported {
+                instruction: format!("launch with {} user SGPRs", user.len()),
+                reason: format!("gfx10 compute has {MAX_USER_SGPRS} COMPUTE_USER_DATA registers; the recompiler loads no more"),
+            })
+        }
+        Abi::AgcBufferV1 => user,
+        Abi::OracleV1 => {
+            let bytes = dwords_to_bytes(&user);
+            let base = guest.map("kernarg", 256, bytes.clone());
+            regions.push(("kernarg".into(), base, bytes));
+            vec![base as u32, (base >> 32) as u32]
+        }
+    };
+    let mode = reference_model::float::Mode {
+        float_mode: job.mode.float_mode,
+        ieee: job.mode.ieee,
+        dx10_clamp: job.mode.dx10_clamp,
+        fp16_ovfl: job.mode.fp16_ovfl,
+    };
+    let shape = Shape {
+        wave: k.wave,
+        threads: k.threads,
+        groups: k.grid,
+        tgid: k.tgid,
+        user_sgprs: user_sgprs.len() as u32,
+        lds_bytes: k.lds_bytes,
+        budget,
+        mode: mode.to_hwreg(),
+    };
+    let module = compile(target, &k.words(), shape).map_err(unsupported)?;
+
+    let mut memory = Vec::new();
+    let mut info = vec![0u32; layout::INFO_REGIONS as usize + 1];
+    for (i, &u) in user_sgprs.iter().enumerate() {
+        info[layout::INFO_USER as usize + i] = u;
+    }
+    info[layout::INFO_REGIONS as usize] = regions.len() as u32;
+    let mut arrays = Vec::new();
+    for (name, base, bytes) in &regions {
+        let off = memory.len();
+        let len = u32::try_from(bytes.len()).map_err(|_| {
+            BackendError::InvalidJob(format!("array `{name}` is {} bytes; the recompiler addresses at most 4 GiB", bytes.len()))
+        })?;
+        info.extend([*base as u32, (*base >> 32) as u32, len, off as u32]);
+        memory.extend_from_slice(bytes);
+        memory.resize(memory.len().next_multiple_of(4), 0);
+        arrays.push((name.clone(), off, bytes.len()));
+    }
+    if memory.len() + TAIL_PAD > u32::MAX as usize {
+        return Err(BackendError::InvalidJob(format!(
+            "the job's arrays take {} bytes; the recompiler addresses at most 4 GiB",
+            memory.len()
+        )));
+    }
+    memory.resize(memory.len() + TAIL_PAD, 0);
+    // The kernarg region is the backend's, not the job's: it does not come back.
+    arrays.truncate(images.len());
+    Ok(Prepared {
+        module,
+        memory,
+        info,
+        lds_bytes: k.lds_bytes.max(4).next_multiple_of(4),
+        arrays,
+    })
+}
+
+/// A refusal as the backend error reports count it.
+pub fn unsupported(r: Refusal) -> BackendError {
+    BackendError::Unsupported {
+        instruction: r.instruction,
+        reason: r.reason,
+    }
+}
+
+impl Prepared {
+    /// The job's output from the guest-memory buffer and the status words the dispatch left.
+    pub fn finish(&self, job: &Job, memory: &[u8], status: &[u32]) -> Result<JobOutput, BackendError> {
+        let word = |i: u32| status.get(i as usize).copied().unwrap_or(0);
+        match word(0) {
+            layout::OK => {}
+            layout::FAULT => {
+                return Err(BackendError::Fault {
+                    address: word(2) as u64 | (word(3) as u64) << 32,
+                    pc: word(1),
+                    reason: format!("access outside every region (wave {}, lane {})", word(5), word(6)),
+                })
+            }
+            layout::TIMEOUT => {
+                return Err(BackendError::Timeout {
+                    instructions: word(4) as u64,
+                })
+            }
+            layout::UNSUPPORTED => {
+                return Err(BackendError::Unsupported {
+                    instruction: format!("segment {}", word(1)),
+                    reason: "control reached a word no translated block starts at".into(),
+                })
+            }
+            k => return Err(BackendError::Device(format!("status word 0 is {k}, which the module never writes"))),
+        }
+        let arrays = self
+            .arrays
+            .iter()
+            .map(|(name, off, len)| {
+                let bytes = memory.get(*off..off + len).ok_or_else(|| {
+                    BackendError::Device(format!("guest-memory buffer came back with {} bytes", memory.len()))
+                })?;
+                Ok((name.clone(), reference_model::exec::memory::bytes_to_dwords(bytes)))
+            })
+            .collect::<Result<Vec<_>, BackendError>>()?;
+        Ok(job.output_from(arrays))
+    }
+}

@@ -1,0 +1,136 @@
+//! gfx10 (RDNA) machine code to SPIR-V compute modules that run exactly as the reference model does, on any
+//! Vulkan device and any host subgroup size.
+//!
+//! # Execution model
+//!
+//! One host workgroup runs the whole dispatch: the guest workgroups one after another, in the model's order,
+//! and within each the guest waves round-robin up to `s_barrier`, as `reference_model::exec` schedules them.
+//! Every guest lane is one host invocation (local size = waves x wave size); its VGPRs and a replicated copy
+//! of its wave's scalar state (SGPRs, SCC, EXEC, VCC, M0 as 32-bit words, never booleans) live in function
+//! variables. Guest control flow is wave-uniform, so the lanes of a wave always agree on the next segment.
+//!
+//! The program is cut into **segments**: basic blocks, split after every instruction that needs other lanes
+//! (a compare's lane mask, a carry-out, DPP, readlane, permlane, swizzle) or serial memory order (stores and
+//! atomics). A dispatcher loop runs the current wave's segments until one yields; every iteration of the
+//! loop starts with a workgroup barrier, taken by every invocation the same number of times, so barriers are
+//! always in uniform control flow whatever the guest waves do. Lanes exchange values through a small
+//! workgroup-memory area (two alternating slots, so a segment reads one while it publishes into the other).
+//! Nothing depends on the host's subgroup size: lavapipe's 8-wide subgroups run wave64 exactly.
+//!
+//! Memory: the job's arrays live in one storage buffer at the offsets of a region table; every access is
+//! translated and range-checked in the shader, and one outside every region writes a fault record. Loads run
+//! in their lanes; stores and atomics are performed by the wave's first lane for every lane in ascending lane
+//! order, as the model does, so same-address stores and atomic return values are exact.
+//!
+//! An instruction budget per wave turns a runaway kernel into a timeout record; the host bounds its fence
+//! wait too. What the compiler does not translate exactly is a [`Refusal`] before anything runs.
+#![deny(missing_docs)]
+
+mod compile;
+pub mod job;
+pub mod lower;
+pub mod program;
+pub mod sem;
+pub mod spv;
+mod translate;
+
+use reference_model::isa::Target;
+
+/// Why a program or launch cannot be translated exactly.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{instruction}: {reason}")]
+pub struct Refusal {
+    /// The instruction (mnemonic and word index) or launch aspect.
+    pub instruction: String,
+    /// Why.
+    pub reason: String,
+}
+
+/// The launch a module is compiled for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shape {
+    /// Guest wave size: 32 or 64.
+    pub wave: u32,
+    /// Threads per guest workgroup.
+    pub threads: u32,
+    /// Guest workgroups per dimension.
+    pub groups: [u32; 3],
+    /// Which workgroup ids follow the user SGPRs.
+    pub tgid: [bool; 3],
+    /// User SGPRs loaded from the launch info.
+    pub user_sgprs: u32,
+    /// LDS bytes per workgroup.
+    pub lds_bytes: u32,
+    /// Instructions one wave may execute before the job times out.
+    pub budget: u32,
+    /// The MODE hardware register at launch (float mode fields, IEEE, DX10_CLAMP, FP16_OVFL).
+    pub mode: u32,
+}
+
+impl Shape {
+    /// Guest waves per workgroup.
+    pub fn waves(&self) -> u32 {
+        self.threads.div_ceil(self.wave).max(1)
+    }
+}
+
+/// Where the module finds its inputs and leaves its results: descriptor bindings of set 0 and the word
+/// layout of the launch-info and status buffers.
+pub mod layout {
+    /// Guest memory: every region's bytes at its offset in the region table.
+    pub const BIND_MEM: u32 = 0;
+    /// Launch info: user SGPRs and the region table.
+    pub const BIND_INFO: u32 = 1;
+    /// Status: what stopped the job, if anything.
+    pub const BIND_STATUS: u32 = 2;
+    /// LDS of the running workgroup.
+    pub const BIND_LDS: u32 = 3;
+    /// Launch info word of the first user SGPR (16 words).
+    pub const INFO_USER: u32 = 0;
+    /// Launch info word holding the number of regions; each region follows as (base lo, base hi, bytes,
+    /// byte offset in the guest-memory buffer).
+    pub const INFO_REGIONS: u32 = 16;
+    /// Status kind: the job ran to its end.
+    pub const OK: u32 = 0;
+    /// Status kind: an access outside every region (words 1..3: pc, address lo, address hi).
+    pub const FAULT: u32 = 1;
+    /// Status kind: a wave ran past the instruction budget (word 4: instructions executed).
+    pub const TIMEOUT: u32 = 2;
+    /// Status kind: the program reached something the module cannot run (word 3: why).
+    pub const UNSUPPORTED: u32 = 3;
+    /// Unsupported detail: control reached a word no translated block starts at (word 1: its segment).
+    pub const BAD_PC: u32 = 1;
+    /// Status words: kind, pc, a, b, executed, wave, lane.
+    pub const STATUS_WORDS: u32 = 8;
+}
+
+/// A compiled module.
+#[derive(Clone, Debug)]
+pub struct Module {
+    /// SPIR-V words.
+    pub spirv: Vec<u32>,
+    /// Invocations of the one host workgroup the module runs in.
+    pub local_size: u32,
+}
+
+/// Compiles the kernel `words` for `target` and `shape`.
+pub fn compile(target: Target, words: &[u32], shape: Shape) -> Result<Module, Refusal> {
+    if shape.wave != 32 && shape.wave != 64 {
+        return Err(Refusal {
+            instruction: "launch".into(),
+            reason: format!("wave size {} (gfx10 has 32 and 64)", shape.wave),
+        });
+    }
+    if shape.threads == 0 || shape.threads > 1024 {
+        return Err(Refusal {
+            instruction: "launch".into(),
+            reason: format!("{} threads per workgroup (gfx10 allows 1 to 1024)", shape.threads),
+        });
+    }
+    let prog = program::Program::decode(target, words)?;
+    let spirv = compile::compile(&prog, shape)?;
+    Ok(Module {
+        spirv,
+        local_size: shape.waves() * shape.wave,
+    })
+}

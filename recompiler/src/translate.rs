@@ -1,0 +1,1701 @@
+//! Instruction translation: what each instruction needs from the dispatcher ([`need`]) and its code
+//! ([`inst`]). The values come from [`crate::sem`], run through the SPIR-V emitter; this module reads the
+//! operands, applies the encoding's lane rules and writes the results.
+
+use crate::compile::{refusal, sreg, Cx, Done};
+use crate::layout;
+use crate::lower::{Bin, Cmp, Lower, Ty};
+use crate::program::{flow, Flow, Need};
+use crate::sem::{salu, valu};
+use crate::spv::Sv;
+use crate::Refusal;
+use reference_model::isa::{Control, Encoding, Form, Instruction, MemFields, Op, Operand, Role};
+
+/// What `inst` needs from the dispatcher.
+pub(crate) fn need(inst: &Instruction) -> Need {
+    use Op::*;
+    match inst.encoding {
+        Encoding::Sopp => match inst.op {
+            SBarrier | SEndpgm | SEndpgmSaved | SEndpgmOrderedPsDone | SSetkill => Need::Yield,
+            _ if flow(inst, 0) != Flow::Next => Need::Branch,
+            _ => Need::Local,
+        },
+        Encoding::Sop1 if matches!(inst.op, SSetpcB64 | SSwappcB64) => Need::Branch,
+        Encoding::Sopk if inst.op == SCallB64 => Need::Branch,
+        Encoding::Vopc => Need::Exchange,
+        Encoding::Vop1 | Encoding::Vop2 | Encoding::Vop3 | Encoding::Vop3p => {
+            if matches!(inst.control, Control::Dpp16(_) | Control::Dpp8(_))
+                || inst.operand(Role::Sdst).is_some() && inst.encoding == Encoding::Vop3
+                || matches!(
+                    inst.op,
+                    VReadlaneB32 | VReadfirstlaneB32 | VPermlane16B32 | VPermlanex16B32
+                )
+                || is_carry(inst.op) && inst.form != Form::E64 && inst.encoding == Encoding::Vop2
+                || valu::int_compare(inst.op).is_some()
+            {
+                Need::Exchange
+            } else {
+                Need::Local
+            }
+        }
+        Encoding::Mubuf | Encoding::Mtbuf | Encoding::Flat => {
+            if writes_memory(inst.op) {
+                Need::Serial
+            } else {
+                Need::Local
+            }
+        }
+        Encoding::Smem => {
+            if inst.op.mnemonic().starts_with("s_store") || inst.op.mnemonic().starts_with("s_buffer_store") {
+                Need::Serial
+            } else {
+                Need::Local
+            }
+        }
+        Encoding::Ds => Need::Serial,
+        _ => Need::Local,
+    }
+}
+
+fn is_carry(op: Op) -> bool {
+    use Op::*;
+    matches!(
+        op,
+        VAddCoU32 | VSubCoU32 | VSubrevCoU32 | VAddCoCiU32 | VSubCoCiU32 | VSubrevCoCiU32
+    )
+}
+
+/// Memory instructions that write memory (stores and atomics).
+fn writes_memory(op: Op) -> bool {
+    let m = op.mnemonic();
+    m.contains("_store") || m.contains("_atomic")
+}
+
+fn mem_fields(inst: &Instruction) -> MemFields {
+    match inst.control {
+        Control::Mem(f) => f,
+        _ => MemFields::default(),
+    }
+}
+
+fn simm16(inst: &Instruction) -> u16 {
+    match inst.control {
+        Control::Simm16(v) => v,
+        _ => match inst.operand(Role::Simm16) {
+            Some(Operand::Imm(v)) => v as u16,
+            _ => 0,
+        },
+    }
+}
+
+/// Translates `inst` at word `pc` into the current segment.
+pub(crate) fn inst(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
+    match inst.encoding {
+        Encoding::Sop1 | Encoding::Sop2 | Encoding::Sopc | Encoding::Sopk => scalar(cx, inst, pc),
+        Encoding::Sopp => sopp(cx, inst, pc),
+        Encoding::Vop1 | Encoding::Vop2 | Encoding::Vopc | Encoding::Vop3 | Encoding::Vop3p => {
+            vector(cx, inst, pc)
+        }
+        Encoding::Smem => smem(cx, inst, pc),
+        Encoding::Mubuf => buffer(cx, inst, pc),
+        Encoding::Flat => global(cx, inst, pc),
+        _ => Err(refusal(
+            inst,
+            pc,
+            "this encoding is not translated yet (the model may run it; the recompiler refuses it)",
+        )),
+    }
+}
+
+// -------------------------------------------------------------------------------------------------
+// Scalar ALU.
+
+fn scalar(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
+    let op = inst.op;
+    let f = op.facts();
+    let read = |cx: &mut Cx, role: Role, dwords: u8| -> Result<Sv, Refusal> {
+        let o = cx.op(inst, role, pc)?;
+        if dwords == 2 {
+            cx.sread64(o, false, inst, pc)
+        } else {
+            cx.sread(o, false, inst, pc)
+        }
+    };
+    let write = |cx: &mut Cx, v: Sv| -> Result<(), Refusal> {
+        let d = cx.op(inst, Role::Sdst, pc)?;
+        if v.ty == Ty::I64 {
+            cx.swrite64(d, v, inst, pc)
+        } else {
+            cx.swrite(d, v, inst, pc)
+        }
+    };
+    match inst.encoding {
+        Encoding::Sop2 => {
+            let a = read(cx, Role::Src0, f.src_dwords[0])?;
+            let b = read(cx, Role::Src1, f.src_dwords[1])?;
+            let scc = cx.scc();
+            let Some(o) = salu::sop2(&mut cx.e, op, a, b, scc) else {
+                return Err(refusal(inst, pc, "scalar operation not translated"));
+            };
+            if let Some(d) = o.dst {
+                write(cx, d)?;
+            }
+            if let Some(c) = o.scc {
+                cx.set_scc(c);
+            }
+            Ok(Done::Next)
+        }
+        Encoding::Sopc => {
+            let a = read(cx, Role::Src0, f.src_dwords[0])?;
+            let b = read(cx, Role::Src1, f.src_dwords[1])?;
+            let Some(c) = salu::sopc(&mut cx.e, op, a, b) else {
+                return Err(refusal(inst, pc, "scalar compare not translated"));
+            };
+            cx.set_scc(c);
+            Ok(Done::Next)
+        }
+        Encoding::Sop1 => sop1(cx, inst, pc),
+        _ => sopk(cx, inst, pc),
+    }
+}
+
+fn sop1(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
+    use Op::*;
+    let op = inst.op;
+    let f = op.facts();
+    let mn = op.mnemonic();
+    if let Some(kind) = saveexec_kind(op) {
+        let wide = mn.ends_with("b64");
+        let s = if wide {
+            let o = cx.op(inst, Role::Src0, pc)?;
+            cx.sread64(o, false, inst, pc)?
+        } else {
+            let o = cx.op(inst, Role::Src0, pc)?;
+            let v = cx.sread(o, false, inst, pc)?;
+            cx.e.zext(v)
+        };
+        let lo = cx.sget(sreg::EXEC_LO);
+        let hi = cx.sget(sreg::EXEC_HI);
+        let pair = cx.e.pack(lo, hi);
+        let old = if wide { pair } else { cx.e.bink(Bin::And, pair, 0xffff_ffff) };
+        let e = &mut cx.e;
+        let (ns, ne) = (e.un(crate::lower::Un::Not, s), e.un(crate::lower::Un::Not, old));
+        let new = match kind.0 {
+            "and" => e.bin(Bin::And, s, old),
+            "or" => e.bin(Bin::Or, s, old),
+            "xor" => e.bin(Bin::Xor, s, old),
+            "andn2" => e.bin(Bin::And, s, ne),
+            "orn2" => e.bin(Bin::Or, s, ne),
+            "nand" => {
+                let x = e.bin(Bin::And, s, old);
+                e.un(crate::lower::Un::Not, x)
+            }
+            "nor" => {
+                let x = e.bin(Bin::Or, s, old);
+                e.un(crate::lower::Un::Not, x)
+            }
+            "xnor" => {
+                let x = e.bin(Bin::Xor, s, old);
+                e.un(crate::lower::Un::Not, x)
+            }
+            "andn1" => e.bin(Bin::And, ns, old),
+            _ => e.bin(Bin::Or, ns, old),
+        };
+        let new = if wide { new } else { e.bink(Bin::And, new, 0xffff_ffff) };
+        // The destination is written before EXEC (a destination of EXEC itself is overwritten).
+        let shown = if kind.1 { new } else { old };
+        let d = cx.op(inst, Role::Sdst, pc)?;
+        if wide {
+            cx.swrite64(d, shown, inst, pc)?;
+            let h = cx.e.hi(new);
+            cx.sset(sreg::EXEC_HI, h);
+        } else {
+            let t = cx.e.trunc(shown);
+            cx.swrite(d, t, inst, pc)?;
+        }
+        let l = cx.e.trunc(new);
+        cx.sset(sreg::EXEC_LO, l);
+        let nz = cx.e.nz(new);
+        cx.set_scc(nz);
+        return Ok(Done::Next);
+    }
+    match op {
+        SCmovB32 | SCmovB64 => {
+            let o = cx.op(inst, Role::Src0, pc)?;
+            let d = cx.op(inst, Role::Sdst, pc)?;
+            let scc = cx.scc();
+            if op == SCmovB32 {
+                let a = cx.sread(o, false, inst, pc)?;
+                let old = cx.sread(d, false, inst, pc)?;
+                let v = cx.e.select(scc, a, old);
+                cx.swrite(d, v, inst, pc)?;
+            } else {
+                let a = cx.sread64(o, false, inst, pc)?;
+                let old = cx.sread64(d, false, inst, pc)?;
+                let v = cx.e.select(scc, a, old);
+                cx.swrite64(d, v, inst, pc)?;
+            }
+            Ok(Done::Next)
+        }
+        SBitset0B32 | SBitset1B32 | SBitset0B64 | SBitset1B64 => {
+            let o = cx.op(inst, Role::Src0, pc)?;
+            let d = cx.op(inst, Role::Sdst, pc)?;
+            let b = cx.sread(o, false, inst, pc)?;
+            let wide = matches!(op, SBitset0B64 | SBitset1B64);
+            let old = if wide {
+                cx.sread64(d, false, inst, pc)?
+            } else {
+                cx.sread(d, false, inst, pc)?
+            };
+            let e = &mut cx.e;
+            let amount = if wide { e.zext(b) } else { b };
+            let one = e.k_like(old, 1);
+            let bit = e.bin(Bin::Shl, one, amount);
+            let v = if matches!(op, SBitset1B32 | SBitset1B64) {
+                e.bin(Bin::Or, old, bit)
+            } else {
+                let nb = e.un(crate::lower::Un::Not, bit);
+                e.bin(Bin::And, old, nb)
+            };
+            if wide {
+                cx.swrite64(d, v, inst, pc)?;
+            } else {
+                cx.swrite(d, v, inst, pc)?;
+            }
+            Ok(Done::Next)
+        }
+        SGetpcB64 => {
+            let next = cx.e.k64(4 * (pc as u64 + inst.size as u64));
+            let d = cx.op(inst, Role::Sdst, pc)?;
+            cx.swrite64(d, next, inst, pc)?;
+            Ok(Done::Next)
+        }
+        SSetpcB64 | SSwappcB64 => {
+            let o = cx.op(inst, Role::Src0, pc)?;
+            let a = cx.sread64(o, false, inst, pc)?;
+            if op == SSwappcB64 {
+                let next = cx.e.k64(4 * (pc as u64 + inst.size as u64));
+                let d = cx.op(inst, Role::Sdst, pc)?;
+                cx.swrite64(d, next, inst, pc)?;
+            }
+            cx.jump_indirect(a);
+            Ok(Done::Ended)
+        }
+        SMovrelsB32 | SMovrelsB64 | SMovreldB32 | SMovreldB64 | SMovrelsd2B32 => {
+            let reg = |o: Option<Operand>| match o {
+                Some(Operand::Sgpr { first, .. }) => Ok(first as u32),
+                _ => Err(refusal(inst, pc, "relative addressing needs SGPR operands")),
+            };
+            let (src, dst) = (reg(inst.operand(Role::Src0))?, reg(inst.operand(Role::Sdst))?);
+            let m0 = cx.sget(sreg::M0);
+            let (s, d) = {
+                let e = &mut cx.e;
+                let sk = e.k32(src);
+                let dk = e.k32(dst);
+                match op {
+                    SMovrelsB32 | SMovrelsB64 => (e.bin(Bin::Add, sk, m0), dk),
+                    SMovreldB32 | SMovreldB64 => (sk, e.bin(Bin::Add, dk, m0)),
+                    _ => {
+                        let lo = e.bink(Bin::And, m0, 0x3ff);
+                        let hi = e.field(m0, 16, 10);
+                        (e.bin(Bin::Add, sk, lo), e.bin(Bin::Add, dk, hi))
+                    }
+                }
+            };
+            let n = if matches!(op, SMovrelsB64 | SMovreldB64) { 2 } else { 1 };
+            // Rule salu.movrel_range: past the SGPR file reads give 0 and writes are dropped. Reads first.
+            let mut vals = Vec::new();
+            for i in 0..n {
+                let si = cx.e.bink(Bin::Add, s, i);
+                vals.push(cx.sget_dyn(si));
+            }
+            for (i, v) in vals.into_iter().enumerate() {
+                let di = cx.e.bink(Bin::Add, d, i as u64);
+                cx.sset_dyn(di, v);
+            }
+            Ok(Done::Next)
+        }
+        _ => {
+            let a = {
+                let o = cx.op(inst, Role::Src0, pc)?;
+                if f.src_dwords[0] == 2 {
+                    cx.sread64(o, false, inst, pc)?
+                } else {
+                    cx.sread(o, false, inst, pc)?
+                }
+            };
+            let Some(o) = salu::sop1(&mut cx.e, op, a) else {
+                return Err(refusal(inst, pc, "scalar operation not translated"));
+            };
+            if let Some(d) = o.dst {
+                let dst = cx.op(inst, Role::Sdst, pc)?;
+                if d.ty == Ty::I64 {
+                    cx.swrite64(dst, d, inst, pc)?;
+                } else {
+                    cx.swrite(dst, d, inst, pc)?;
+                }
+            }
+            if let Some(c) = o.scc {
+                cx.set_scc(c);
+            }
+            Ok(Done::Next)
+        }
+    }
+}
+
+/// The saveexec/wrexec forms: (operation, writes the new EXEC to the destination).
+fn saveexec_kind(op: Op) -> Option<(&'static str, bool)> {
+    let m = op.mnemonic();
+    let (body, wr) = if let Some(b) = m.strip_suffix("_saveexec_b32").or(m.strip_suffix("_saveexec_b64")) {
+        (b, false)
+    } else if let Some(b) = m.strip_suffix("_wrexec_b32").or(m.strip_suffix("_wrexec_b64")) {
+        (b, true)
+    } else {
+        return None;
+    };
+    let k = body.strip_prefix("s_")?;
+    Some((
+        match k {
+            "and" => "and",
+            "or" => "or",
+            "xor" => "xor",
+            "andn2" => "andn2",
+            "orn2" => "orn2",
+            "nand" => "nand",
+            "nor" => "nor",
+            "xnor" => "xnor",
+            "andn1" => "andn1",
+            "orn1" => "orn1",
+            _ => return None,
+        },
+        wr,
+    ))
+}
+
+fn sopk(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
+    use Op::*;
+    let op = inst.op;
+    let k = simm16(inst);
+    match op {
+        SCallB64 => {
+            let next = cx.e.k64(4 * (pc as u64 + inst.size as u64));
+            let d = cx.op(inst, Role::Sdst, pc)?;
+            cx.swrite64(d, next, inst, pc)?;
+            let Flow::Jump(t) = flow(inst, pc) else { unreachable!("s_call jumps") };
+            cx.jump(t);
+            return Ok(Done::Ended);
+        }
+        SWaitcntVscnt | SWaitcntVmcnt | SWaitcntExpcnt | SWaitcntLgkmcnt => return Ok(Done::Next),
+        SGetregB32 | SSetregB32 | SSetregImm32B32 => {
+            let kk = k as u32;
+            let (id, offset, size) = (kk & 0x3f, (kk >> 6) & 0x1f, ((kk >> 11) & 0x1f) + 1);
+            if id != 1 {
+                return Err(refusal(inst, pc, format!("hardware register {id} is not modelled (only HW_REG_MODE)")));
+            }
+            // HW_REG_MODE: the model keeps FP_ROUND, FP_DENORM, DX10_CLAMP, IEEE and FP16_OVFL (rule
+            // mode.hwreg_layout); other bits read 0.
+            let modelled: u32 = 0x0080_03ff;
+            let mask = if size >= 32 { u32::MAX } else { ((1u32 << size) - 1) << offset };
+            let mode = cx.get(cx.mode);
+            if op == SGetregB32 {
+                let e = &mut cx.e;
+                let m = e.bink(Bin::And, mode, modelled as u64);
+                let v = e.bink(Bin::LShr, m, offset as u64);
+                let v = if size >= 32 { v } else { e.bink(Bin::And, v, (1u64 << size) - 1) };
+                let d = cx.op(inst, Role::Sdst, pc)?;
+                cx.swrite(d, v, inst, pc)?;
+            } else {
+                let v = match op {
+                    SSetregB32 => {
+                        let o = inst.operand(Role::Sdst).or(inst.operand(Role::Src0));
+                        let o = o.ok_or_else(|| refusal(inst, pc, "no source"))?;
+                        cx.sread(o, false, inst, pc)?
+                    }
+                    _ => {
+                        let o = inst.operand(Role::K).or(inst.operand(Role::Src0));
+                        let o = o.ok_or_else(|| refusal(inst, pc, "no source"))?;
+                        cx.sread(o, false, inst, pc)?
+                    }
+                };
+                let e = &mut cx.e;
+                let placed = e.bink(Bin::Shl, v, offset as u64);
+                let placed = e.bink(Bin::And, placed, (mask & modelled) as u64);
+                let kept = e.bink(Bin::And, mode, !(mask & modelled) as u64);
+                let n = e.bin(Bin::Or, kept, placed);
+                cx.put(cx.mode, n);
+            }
+            return Ok(Done::Next);
+        }
+        _ => {}
+    }
+    let d = inst
+        .operand(Role::Sdst)
+        .or(inst.operand(Role::Src0))
+        .ok_or_else(|| refusal(inst, pc, "no register"))?;
+    let old = cx.sread(d, false, inst, pc)?;
+    let scc = cx.scc();
+    let Some(o) = salu::sopk(&mut cx.e, op, k, old, scc) else {
+        return Err(refusal(inst, pc, "scalar operation not translated"));
+    };
+    if let Some(v) = o.dst {
+        cx.swrite(d, v, inst, pc)?;
+    }
+    if let Some(c) = o.scc {
+        cx.set_scc(c);
+    }
+    Ok(Done::Next)
+}
+
+fn sopp(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
+    use Op::*;
+    let next = pc + inst.size as usize;
+    match inst.op {
+        SNop | SWaitcnt | SSetprio | SSleep | SIcacheInv | SIncperflevel | SDecperflevel | STtracedata
+        | STtracedataImm | SInstPrefetch | SClause | SWaitcntDepctr | SCodeEnd | SVersion | SWaitIdle
+        | SWakeup => Ok(Done::Next),
+        // The debug conditions are false outside a debugger (rule salu.cdbg_not_taken).
+        SCbranchCdbgsys | SCbranchCdbguser | SCbranchCdbgsysOrUser | SCbranchCdbgsysAndUser => {
+            cx.jump(next);
+            Ok(Done::Ended)
+        }
+        SEndpgm | SEndpgmSaved | SEndpgmOrderedPsDone | SSetkill => {
+            cx.end_wave();
+            Ok(Done::Ended)
+        }
+        SSethalt => {
+            if simm16(inst) & 1 == 1 {
+                return Err(refusal(inst, pc, "s_sethalt 1 would halt the wave"));
+            }
+            Ok(Done::Next)
+        }
+        SBarrier => {
+            cx.barrier_then(next);
+            Ok(Done::Ended)
+        }
+        SBranch => {
+            let Flow::Jump(t) = flow(inst, pc) else { unreachable!("s_branch jumps") };
+            cx.jump(t);
+            Ok(Done::Ended)
+        }
+        SCbranchScc0 | SCbranchScc1 | SCbranchVccz | SCbranchVccnz | SCbranchExecz | SCbranchExecnz => {
+            let Flow::Cond(t) = flow(inst, pc) else { unreachable!("conditional branch") };
+            let c = match inst.op {
+                SCbranchScc0 => {
+                    let s = cx.scc();
+                    cx.e.bnot(s)
+                }
+                SCbranchScc1 => cx.scc(),
+                SCbranchVccz | SCbranchVccnz => {
+                    let m = cx.mask_at(sreg::VCC_LO);
+                    let z = cx.e.k64(0);
+                    cx.e.cmp(if inst.op == SCbranchVccz { Cmp::Eq } else { Cmp::Ne }, m, z)
+                }
+                _ => {
+                    let m = cx.exec();
+                    let z = cx.e.k64(0);
+                    cx.e.cmp(if inst.op == SCbranchExecz { Cmp::Eq } else { Cmp::Ne }, m, z)
+                }
+            };
+            cx.jump_if(c, t, next);
+            Ok(Done::Ended)
+        }
+        SRoundMode | SDenormMode => {
+            let k = simm16(inst) as u64 & 0xf;
+            let shift = if inst.op == SRoundMode { 0 } else { 4 };
+            let mode = cx.get(cx.mode);
+            let e = &mut cx.e;
+            let kept = e.bink(Bin::And, mode, !(0xfu64 << shift) & 0xffff_ffff);
+            let n = e.bink(Bin::Or, kept, k << shift);
+            cx.put(cx.mode, n);
+            Ok(Done::Next)
+        }
+        _ => Err(refusal(inst, pc, "program control instruction not translated")),
+    }
+}
+
+// -------------------------------------------------------------------------------------------------
+// Vector ALU.
+
+/// Refuses the encoding features this translator does not apply yet, after the fields the model itself
+/// refuses (so both backends refuse the same words).
+fn vector_forms(inst: &Instruction, pc: usize) -> Result<(), Refusal> {
+    reference_model::exec::check_fields(inst, pc).map_err(|e| match e {
+        measurements::job::BackendError::Unsupported { reason, .. } => refusal(inst, pc, reason),
+        other => refusal(inst, pc, other.to_string()),
+    })?;
+    let m = inst.mods;
+    if m.abs != 0 || m.neg != 0 || m.neg_hi != 0 || m.omod != 0 {
+        return Err(refusal(inst, pc, "source and output modifiers are not translated yet"));
+    }
+    if let Control::Sdwa(s) = inst.control {
+        if s.clamp || s.omod != 0 {
+            return Err(refusal(inst, pc, "SDWA clamp and output modifiers are not translated yet"));
+        }
+    }
+    if inst.encoding == Encoding::Vop3p {
+        return Err(refusal(inst, pc, "VOP3P operations are not translated yet"));
+    }
+    Ok(())
+}
+
+/// DPP: src0 of every lane comes from another lane of the wave. Publishes src0, cuts, and leaves in
+/// function variables the value this lane reads and whether it writes (rules dpp.row_patterns,
+/// dpp.invalid_source, dpp8.inactive_source), as `reference_model::exec::valu::Io` works them out.
+/// Returns (value variable, writes variable).
+fn dpp_prelude(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Option<(u32, u32)>, Refusal> {
+    use reference_model::isa::DppCtrl;
+    let ctrl = match inst.control {
+        Control::Dpp16(d) => Some(d),
+        Control::Dpp8(_) => None,
+        _ => return Ok(None),
+    };
+    if matches!(
+        inst.op,
+        Op::VMovrelsB32 | Op::VMovreldB32 | Op::VMovrelsdB32 | Op::VMovrelsd2B32 | Op::VSwaprelB32
+    ) {
+        return Err(refusal(inst, pc, "relative addressing with DPP is not translated yet"));
+    }
+    let Some(Operand::Vgpr { first, .. }) = inst.operand(Role::Src0) else {
+        return Err(refusal(inst, pc, "DPP source 0 is not a VGPR"));
+    };
+    let v = cx.vget(first as u32);
+    cx.publish(0, v);
+    cx.cut();
+    let lanes = cx.shape().wave;
+    let lane = cx.lane;
+    let exec = cx.exec();
+    let e = &mut cx.e;
+    let bit = |e: &mut crate::spv::Emit, m: Sv, l: Sv| {
+        let l64 = e.zext(l);
+        let b = e.bin(Bin::LShr, m, l64);
+        let b = e.bink(Bin::And, b, 1);
+        e.nz(b)
+    };
+    let me_on = bit(e, exec, lane);
+    let (src, valid, writes) = match ctrl {
+        Some(d) => {
+            let row = e.bink(Bin::And, lane, !15u32 as u64);
+            let l = e.bink(Bin::And, lane, 15);
+            let yes = e.kbool(true);
+            let (src, ok) = match d.ctrl {
+                DppCtrl::QuadPerm(p) => {
+                    let packed = p.iter().enumerate().fold(0u32, |a, (i, &x)| a | (x as u32 & 3) << (2 * i));
+                    let q = e.bink(Bin::And, lane, 3);
+                    let sh = e.bink(Bin::Mul, q, 2);
+                    let k = e.k32(packed);
+                    let sel = e.bin(Bin::LShr, k, sh);
+                    let sel = e.bink(Bin::And, sel, 3);
+                    let base = e.bink(Bin::And, lane, !3u32 as u64);
+                    (e.bin(Bin::Or, base, sel), yes)
+                }
+                DppCtrl::RowShl(n) => {
+                    let s = e.bink(Bin::Add, l, n as u64);
+                    let k = e.k32(15);
+                    let ok = e.cmp(Cmp::ULe, s, k);
+                    (e.bin(Bin::Add, row, s), ok)
+                }
+                DppCtrl::RowShr(n) => {
+                    let k = e.k32(n as u32);
+                    let ok = e.cmp(Cmp::UGe, l, k);
+                    let s = e.bink(Bin::Sub, l, n as u64);
+                    let s = e.bink(Bin::And, s, 15);
+                    (e.bin(Bin::Add, row, s), ok)
+                }
+                DppCtrl::RowRor(n) => {
+                    let s = e.bink(Bin::Add, l, 16 - n as u64);
+                    let s = e.bink(Bin::And, s, 15);
+                    (e.bin(Bin::Add, row, s), yes)
+                }
+                DppCtrl::RowMirror => {
+                    let k = e.k32(15);
+                    let s = e.bin(Bin::Sub, k, l);
+                    (e.bin(Bin::Add, row, s), yes)
+                }
+                DppCtrl::RowHalfMirror => {
+                    let base = e.bink(Bin::And, lane, !7u32 as u64);
+                    let h = e.bink(Bin::And, lane, 7);
+                    let k = e.k32(7);
+                    let s = e.bin(Bin::Sub, k, h);
+                    (e.bin(Bin::Add, base, s), yes)
+                }
+                DppCtrl::RowShare(n) => (e.bink(Bin::Add, row, n as u64), yes),
+                DppCtrl::RowXmask(n) => {
+                    let s = e.bink(Bin::Xor, l, n as u64);
+                    (e.bin(Bin::Add, row, s), yes)
+                }
+                DppCtrl::Reserved(c) => {
+                    return Err(refusal(inst, pc, format!("dpp_ctrl {c:#x} is reserved on gfx10")));
+                }
+            };
+            // The lane's row and bank must be enabled.
+            let r = e.bink(Bin::LShr, lane, 4);
+            let rm = e.k32(d.row_mask as u32);
+            let rb = e.bin(Bin::LShr, rm, r);
+            let rb = e.bink(Bin::And, rb, 1);
+            let row_on = e.nz(rb);
+            let bk = e.bink(Bin::LShr, l, 2);
+            let bm = e.k32(d.bank_mask as u32);
+            let bb = e.bin(Bin::LShr, bm, bk);
+            let bb = e.bink(Bin::And, bb, 1);
+            let bank_on = e.nz(bb);
+            let on = e.band(me_on, row_on);
+            let on = e.band(on, bank_on);
+            let kl = e.k32(lanes);
+            let inside = e.cmp(Cmp::ULt, src, kl);
+            let ok = e.band(ok, inside);
+            let z = e.k32(0);
+            let safe = e.select(ok, src, z);
+            let src_on = bit(e, exec, safe);
+            let fi = e.kbool(d.fi);
+            let fetchable = e.bor(fi, src_on);
+            let valid = e.band(ok, fetchable);
+            let bound = e.kbool(d.bound_ctrl);
+            let either = e.bor(valid, bound);
+            let writes = e.band(on, either);
+            (safe, valid, writes)
+        }
+        None => {
+            let Control::Dpp8(d) = inst.control else { unreachable!("DPP8") };
+            let packed = d.sel.iter().enumerate().fold(0u32, |a, (i, &x)| a | (x as u32 & 7) << (3 * i));
+            let g = e.bink(Bin::And, lane, 7);
+            let sh = e.bink(Bin::Mul, g, 3);
+            let k = e.k32(packed);
+            let sel = e.bin(Bin::LShr, k, sh);
+            let sel = e.bink(Bin::And, sel, 7);
+            let base = e.bink(Bin::And, lane, !7u32 as u64);
+            let src = e.bin(Bin::Or, base, sel);
+            let src_on = bit(e, exec, src);
+            let fi = e.kbool(d.fi);
+            let valid = e.bor(fi, src_on);
+            (src, valid, me_on)
+        }
+    };
+    let got = cx.fetch(src, 0);
+    let z = cx.e.k32(0);
+    let val = cx.e.select(valid, got, z);
+    cx.next_slot();
+    let var_v = cx.e.local(Ty::I32);
+    cx.e.store(var_v, val);
+    let var_w = cx.e.local(Ty::I32);
+    let w = cx.e.b2i(writes, Ty::I32);
+    cx.e.store(var_w, w);
+    Ok(Some((var_v, var_w)))
+}
+
+/// Refuses DPP and SDWA for the operations whose translation reads no source through them.
+fn plain_form(inst: &Instruction, pc: usize) -> Result<(), Refusal> {
+    match inst.control {
+        Control::Dpp16(_) | Control::Dpp8(_) | Control::Sdwa(_) => {
+            Err(refusal(inst, pc, "DPP and SDWA are not translated for this operation"))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The SDWA select of a source (rule sdwa.selects): the byte or word, zero- or sign-extended.
+fn sdwa_select(cx: &mut Cx, inst: &Instruction, pc: usize, role: Role, v: Sv) -> Result<Sv, Refusal> {
+    use reference_model::isa::SdwaSel;
+    let Control::Sdwa(s) = inst.control else { return Ok(v) };
+    let (sel, sx) = match role {
+        Role::Src0 => (s.src0_sel, s.sext[0]),
+        Role::Src1 => (s.src1_sel, s.sext[1]),
+        _ => return Ok(v),
+    };
+    let (shift, bits) = match sel {
+        SdwaSel::Byte(b) => (8 * b as u32, 8),
+        SdwaSel::Word(w) => (16 * w as u32, 16),
+        SdwaSel::Dword => return Ok(v),
+        SdwaSel::Reserved(_) => return Err(refusal(inst, pc, "reserved SDWA select")),
+    };
+    let e = &mut cx.e;
+    let f = e.field(v, shift, bits);
+    Ok(if sx { e.sext_in(f, bits) } else { f })
+}
+
+/// Writes a 32-bit result to VGPR `d` in the lanes `active`, merged as SDWA's dst_sel and dst_unused say.
+fn write32(cx: &mut Cx, inst: &Instruction, pc: usize, d: u32, v: Sv, active: Sv) -> Result<(), Refusal> {
+    use reference_model::isa::SdwaSel;
+    let v = match inst.control {
+        Control::Sdwa(s) if inst.encoding != Encoding::Vopc => {
+            let (shift, bits) = match s.dst_sel {
+                SdwaSel::Byte(b) => (8 * b as u32, 8),
+                SdwaSel::Word(w) => (16 * w as u32, 16),
+                SdwaSel::Dword => (0, 32),
+                SdwaSel::Reserved(_) => return Err(refusal(inst, pc, "reserved SDWA dst_sel")),
+            };
+            if bits == 32 {
+                v
+            } else {
+                let field = ((1u64 << bits) - 1) << shift;
+                let old = cx.vget(d);
+                let e = &mut cx.e;
+                let placed = e.bink(Bin::Shl, v, shift as u64);
+                let placed = e.bink(Bin::And, placed, field);
+                match s.dst_unused {
+                    0 => placed,
+                    1 => {
+                        let sign = e.field(v, bits - 1, 1);
+                        let neg = e.nz(sign);
+                        let above = if shift + bits >= 32 { 0 } else { (u32::MAX << (shift + bits)) as u64 };
+                        let a = e.k32(above as u32);
+                        let z = e.k32(0);
+                        let ext = e.select(neg, a, z);
+                        e.bin(Bin::Or, placed, ext)
+                    }
+                    2 => {
+                        let kept = e.bink(Bin::And, old, !field & 0xffff_ffff);
+                        e.bin(Bin::Or, kept, placed)
+                    }
+                    _ => return Err(refusal(inst, pc, "reserved SDWA dst_unused")),
+                }
+            }
+        }
+        _ => v,
+    };
+    cx.vset_if(d, v, active);
+    Ok(())
+}
+
+fn vector(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
+    use Op::*;
+    vector_forms(inst, pc)?;
+    let op = inst.op;
+    let native = inst.form == Form::Native;
+    let m = inst.mods;
+    if m.op_sel != 0 && !native {
+        return Err(refusal(inst, pc, "op_sel outside VOP3-only operations"));
+    }
+    // DPP reads src0 from another lane: the exchange comes first, so everything below is in the segment
+    // after it and the lanes' writes are DPP's.
+    let dpp = dpp_prelude(cx, inst, pc)?;
+    let src = |cx: &mut Cx, role: Role, half: bool| -> Result<Sv, Refusal> {
+        let v = match (dpp, role) {
+            (Some((var, _)), Role::Src0) => cx.get(var),
+            _ => {
+                let o = cx.op(inst, role, pc)?;
+                cx.vread(o, half, inst, pc)?
+            }
+        };
+        let v = sdwa_select(cx, inst, pc, role, v)?;
+        let bit = match role {
+            Role::Src0 => 0,
+            Role::Src1 => 1,
+            _ => 2,
+        };
+        Ok(if half && native && m.op_sel >> bit & 1 == 1 {
+            cx.e.bink(Bin::LShr, v, 16)
+        } else {
+            v
+        })
+    };
+    let has = |role| inst.operand(role).is_some();
+    let active = cx.active();
+    let active = match dpp {
+        Some((_, w)) => {
+            let w = cx.get(w);
+            let w = cx.e.nz(w);
+            cx.e.band(active, w)
+        }
+        None => active,
+    };
+    let vdst = || match inst.operand(Role::Vdst) {
+        Some(Operand::Vgpr { first, .. }) => Ok(first as u32),
+        other => Err(refusal(inst, pc, format!("vector destination {other:?}"))),
+    };
+
+    // Compares: the lane's bit, exchanged into the wave's mask.
+    if let Some((bits, _, cmpx, _)) = valu::int_compare(op) {
+        let (a, b) = if bits == 64 {
+            let (oa, ob) = (cx.op(inst, Role::Src0, pc)?, cx.op(inst, Role::Src1, pc)?);
+            (cx.vread64(oa, false, inst, pc)?, cx.vread64(ob, false, inst, pc)?)
+        } else {
+            (src(cx, Role::Src0, bits == 16)?, src(cx, Role::Src1, bits == 16)?)
+        };
+        if m.clamp || m.op_sel != 0 {
+            return Err(refusal(inst, pc, "modifiers on a compare"));
+        }
+        let r = valu::compare(&mut cx.e, op, a, b).expect("an integer compare");
+        let bit = cx.e.band(r, active);
+        let bv = cx.e.b2i(bit, Ty::I32);
+        cx.publish(0, bv);
+        cx.cut();
+        let mask = cx.gather_mask();
+        cx.next_slot();
+        if cmpx {
+            cx.set_mask_at(sreg::EXEC_LO, mask);
+        } else if let Control::Sdwa(reference_model::isa::Sdwa { sdst: Some(d), .. }) = inst.control {
+            // VOPC SDWA names its scalar destination in the SDWA dword.
+            if d as u32 != sreg::NULL {
+                cx.set_mask_at(d as u32, mask);
+            }
+        } else {
+            match inst.operand(Role::Sdst) {
+                Some(d) => cx.write_mask(d, mask, inst, pc)?,
+                None => cx.set_mask_at(sreg::VCC_LO, mask),
+            }
+        }
+        return Ok(Done::Next);
+    }
+    if valu::int_compare(op).is_none() && inst.encoding == Encoding::Vopc {
+        return Err(refusal(inst, pc, "float compares are lowered with the float operations (not in this build)"));
+    }
+
+    match op {
+        VNop | VPipeflush | VClrexcp => return Ok(Done::Next),
+        VCndmaskB32 => {
+            let cond = match (inst.form, inst.operand(Role::Src2)) {
+                (Form::Native | Form::E64, Some(o)) => read_mask(cx, o, inst, pc)?,
+                _ => cx.mask_at(sreg::VCC_LO),
+            };
+            if m.clamp {
+                return Err(refusal(inst, pc, "clamp on v_cndmask_b32"));
+            }
+            let a = src(cx, Role::Src0, false)?;
+            let b = src(cx, Role::Src1, false)?;
+            let c = cx.lane_bit(cond);
+            let v = cx.e.select(c, b, a);
+            let d = vdst()?;
+            write32(cx, inst, pc, d, v, active)?;
+            return Ok(Done::Next);
+        }
+        VAddCoU32 | VSubCoU32 | VSubrevCoU32 | VAddCoCiU32 | VSubCoCiU32 | VSubrevCoCiU32 => {
+            if m.clamp {
+                return Err(refusal(inst, pc, "clamp on a carry operation"));
+            }
+            let carry_in = matches!(op, VAddCoCiU32 | VSubCoCiU32 | VSubrevCoCiU32);
+            let cin = if carry_in {
+                let mask = match (inst.form, inst.operand(Role::Src2)) {
+                    (Form::Native | Form::E64, Some(o)) => read_mask(cx, o, inst, pc)?,
+                    _ => cx.mask_at(sreg::VCC_LO),
+                };
+                let b = cx.lane_bit(mask);
+                cx.e.b2i(b, Ty::I64)
+            } else {
+                cx.e.k64(0)
+            };
+            let a = src(cx, Role::Src0, false)?;
+            let b = src(cx, Role::Src1, false)?;
+            let e = &mut cx.e;
+            let (x, y) = (e.zext(a), e.zext(b));
+            let (v, co) = match op {
+                VAddCoU32 | VAddCoCiU32 => {
+                    let r = e.bin(Bin::Add, x, y);
+                    let r = e.bin(Bin::Add, r, cin);
+                    let h = e.hi(r);
+                    (e.trunc(r), e.nz(h))
+                }
+                VSubCoU32 | VSubCoCiU32 => {
+                    let r = e.bin(Bin::Sub, x, y);
+                    let r = e.bin(Bin::Sub, r, cin);
+                    let yc = e.bin(Bin::Add, y, cin);
+                    (e.trunc(r), e.cmp(Cmp::UGt, yc, x))
+                }
+                _ => {
+                    let r = e.bin(Bin::Sub, y, x);
+                    let r = e.bin(Bin::Sub, r, cin);
+                    let xc = e.bin(Bin::Add, x, cin);
+                    (e.trunc(r), e.cmp(Cmp::UGt, xc, y))
+                }
+            };
+            let d = vdst()?;
+            write32(cx, inst, pc, d, v, active)?;
+            let bit = cx.e.band(co, active);
+            let bv = cx.e.b2i(bit, Ty::I32);
+            cx.publish(0, bv);
+            cx.cut();
+            let mask = cx.gather_mask();
+            cx.next_slot();
+            match inst.operand(Role::Sdst) {
+                Some(o) => cx.write_mask(o, mask, inst, pc)?,
+                None => cx.set_mask_at(sreg::VCC_LO, mask),
+            }
+            return Ok(Done::Next);
+        }
+        VMadU64U32 | VMadI64I32 => {
+            plain_form(inst, pc)?;
+            if m.clamp {
+                return Err(refusal(inst, pc, "clamp on a 64-bit multiply-add"));
+            }
+            let a = src(cx, Role::Src0, false)?;
+            let b = src(cx, Role::Src1, false)?;
+            let oc = cx.op(inst, Role::Src2, pc)?;
+            let c = cx.vread64(oc, false, inst, pc)?;
+            let e = &mut cx.e;
+            let (v, co) = if op == VMadU64U32 {
+                let (x, y) = (e.zext(a), e.zext(b));
+                let p = e.bin(Bin::Mul, x, y);
+                let r = e.bin(Bin::Add, p, c);
+                // Carry out of the 64-bit sum: r < p (unsigned wrap), the product itself fits in 64 bits.
+                (r, e.cmp(Cmp::ULt, r, p))
+            } else {
+                let (x, y) = (e.sext(a), e.sext(b));
+                let p = e.bin(Bin::Mul, x, y);
+                let r = e.bin(Bin::Add, p, c);
+                // Signed overflow of p + c: both operands of one sign and the sum of the other.
+                let z = e.k64(0);
+                let pn = e.cmp(Cmp::SLt, p, z);
+                let cn = e.cmp(Cmp::SLt, c, z);
+                let rn = e.cmp(Cmp::SLt, r, z);
+                let same = e.cmp(Cmp::Eq, pn, cn);
+                let flipped = e.cmp(Cmp::Ne, rn, pn);
+                (r, e.band(same, flipped))
+            };
+            let d = vdst()?;
+            let lo = cx.e.trunc(v);
+            let hi = cx.e.hi(v);
+            cx.vset_if(d, lo, active);
+            cx.vset_if(d + 1, hi, active);
+            let bit = cx.e.band(co, active);
+            let bv = cx.e.b2i(bit, Ty::I32);
+            cx.publish(0, bv);
+            cx.cut();
+            let mask = cx.gather_mask();
+            cx.next_slot();
+            let o = cx.op(inst, Role::Sdst, pc)?;
+            cx.write_mask(o, mask, inst, pc)?;
+            return Ok(Done::Next);
+        }
+        VLshlrevB64 | VLshrrevB64 | VAshrrevI64 => {
+            plain_form(inst, pc)?;
+            if m.clamp {
+                return Err(refusal(inst, pc, "clamp on a 64-bit shift"));
+            }
+            let s = src(cx, Role::Src0, false)?;
+            let o = cx.op(inst, Role::Src1, pc)?;
+            let v = cx.vread64(o, false, inst, pc)?;
+            let e = &mut cx.e;
+            let s = e.bink(Bin::And, s, 63);
+            let s = e.zext(s);
+            let r = e.bin(
+                match op {
+                    VLshlrevB64 => Bin::Shl,
+                    VLshrrevB64 => Bin::LShr,
+                    _ => Bin::AShr,
+                },
+                v,
+                s,
+            );
+            let (lo, hi) = (e.trunc(r), e.hi(r));
+            let d = vdst()?;
+            cx.vset_if(d, lo, active);
+            cx.vset_if(d + 1, hi, active);
+            return Ok(Done::Next);
+        }
+        VMbcntLoU32B32 | VMbcntHiU32B32 => {
+            plain_form(inst, pc)?;
+            if m.clamp {
+                return Err(refusal(inst, pc, "clamp on v_mbcnt"));
+            }
+            let a = src(cx, Role::Src0, false)?;
+            let b = src(cx, Role::Src1, false)?;
+            let e = &mut cx.e;
+            let one = e.k64(1);
+            let l = e.zext(cx.lane);
+            let below = e.bin(Bin::Shl, one, l);
+            let below = e.bink(Bin::Sub, below, 1);
+            let part = if op == VMbcntLoU32B32 { e.trunc(below) } else { e.hi(below) };
+            let x = e.bin(Bin::And, a, part);
+            let n = e.un(crate::lower::Un::BitCount, x);
+            let v = e.bin(Bin::Add, n, b);
+            let d = vdst()?;
+            cx.vset_if(d, v, active);
+            return Ok(Done::Next);
+        }
+        VReadfirstlaneB32 | VReadlaneB32 => {
+            plain_form(inst, pc)?;
+            let Some(Operand::Vgpr { first, .. }) = inst.operand(Role::Src0) else {
+                return Err(refusal(inst, pc, "v_readlane needs a VGPR source"));
+            };
+            let v = cx.vget(first as u32);
+            cx.publish(0, v);
+            cx.cut();
+            // The lane select is read after the cut: values of the previous segment do not reach this one.
+            let sel = if op == VReadlaneB32 {
+                let o = cx.op(inst, Role::Src1, pc)?;
+                Some(cx.sread(o, false, inst, pc)?)
+            } else {
+                None
+            };
+            let lane = match sel {
+                // Rule valu.readlane_wrap: the select modulo the wave size.
+                Some(s) => cx.e.bink(Bin::And, s, (cx.shape().wave - 1) as u64),
+                None => {
+                    // The first active lane; lane 0 when EXEC is zero (rule valu.readfirstlane_empty_exec).
+                    let x = cx.exec();
+                    let f = cx.e.un(crate::lower::Un::FindLsb, x);
+                    let none = cx.e.k32(u32::MAX);
+                    let empty = cx.e.cmp(Cmp::Eq, f, none);
+                    let z = cx.e.k32(0);
+                    cx.e.select(empty, z, f)
+                }
+            };
+            let r = cx.fetch(lane, 0);
+            cx.next_slot();
+            let dst = inst
+                .operand(Role::Sdst)
+                .or(inst.operand(Role::Vdst))
+                .ok_or_else(|| refusal(inst, pc, "no destination"))?;
+            cx.swrite(dst, r, inst, pc)?;
+            return Ok(Done::Next);
+        }
+        VWritelaneB32 => {
+            plain_form(inst, pc)?;
+            let o0 = cx.op(inst, Role::Src0, pc)?;
+            let o1 = cx.op(inst, Role::Src1, pc)?;
+            let v = cx.sread(o0, false, inst, pc)?;
+            let s = cx.sread(o1, false, inst, pc)?;
+            let sel = cx.e.bink(Bin::And, s, (cx.shape().wave - 1) as u64);
+            let me = cx.e.cmp(Cmp::Eq, sel, cx.lane);
+            let d = vdst()?;
+            cx.vset_if(d, v, me);
+            return Ok(Done::Next);
+        }
+        _ => {}
+    }
+    // 16-bit integer operations (VOP3-only): op_sel halves, the result into one half, the other kept.
+    let zero = cx.e.k32(0);
+    let try16 = {
+        let probe = &mut crate::lower::Eval;
+        let z = probe.k32(0);
+        valu::int16(probe, op, z, z, z, false).is_some()
+    };
+    if try16 {
+        let a = src(cx, Role::Src0, true)?;
+        let b = src(cx, Role::Src1, true)?;
+        let c = if has(Role::Src2) { src(cx, Role::Src2, true)? } else { zero };
+        let r = valu::int16(&mut cx.e, op, a, b, c, m.clamp).expect("a 16-bit operation");
+        let d = vdst()?;
+        if matches!(inst.control, Control::Sdwa(_)) {
+            // SDWA places the 16-bit result by dst_sel, as a 32-bit one.
+            write32(cx, inst, pc, d, r, active)?;
+            return Ok(Done::Next);
+        }
+        let old = cx.vget(d);
+        let e = &mut cx.e;
+        let new = if native && m.op_sel >> 3 & 1 == 1 {
+            let lo = e.bink(Bin::And, old, 0xffff);
+            let hi = e.bink(Bin::Shl, r, 16);
+            e.bin(Bin::Or, lo, hi)
+        } else {
+            let hi = e.bink(Bin::And, old, 0xffff_0000);
+            e.bin(Bin::Or, hi, r)
+        };
+        cx.vset_if(d, new, active);
+        return Ok(Done::Next);
+    }
+    if m.op_sel != 0 && !matches!(op, VMadU32U16 | VMadI32I16) || m.op_sel & 0b1100 != 0 {
+        return Err(refusal(inst, pc, "op_sel on 32-bit operands"));
+    }
+    if matches!(op, VMadU32U16 | VMadI32I16) {
+        let a = src(cx, Role::Src0, true)?;
+        let b = src(cx, Role::Src1, true)?;
+        let c = src(cx, Role::Src2, false)?;
+        let r = valu::mad32_16(&mut cx.e, op, a, b, c, m.clamp).expect("mad");
+        let d = vdst()?;
+        cx.vset_if(d, r, active);
+        return Ok(Done::Next);
+    }
+    let a = src(cx, Role::Src0, false)?;
+    let b = if has(Role::Src1) { src(cx, Role::Src1, false)? } else { zero };
+    let c = if has(Role::Src2) { src(cx, Role::Src2, false)? } else { zero };
+    let clamps = {
+        let probe = &mut crate::lower::Eval;
+        let z = probe.k32(0);
+        valu::int32(probe, op, z, z, z, false).is_some()
+    };
+    if !clamps {
+        return Err(refusal(
+            inst,
+            pc,
+            "float and other vector operations are not translated in this build",
+        ));
+    }
+    let r = valu::int32(&mut cx.e, op, a, b, c, m.clamp).expect("a 32-bit operation");
+    let d = vdst()?;
+    write32(cx, inst, pc, d, r, active)?;
+    Ok(Done::Next)
+}
+
+/// A lane mask operand (carry-in, condition): an SGPR or pair, VCC, EXEC or a constant.
+fn read_mask(cx: &mut Cx, o: Operand, inst: &Instruction, pc: usize) -> Result<Sv, Refusal> {
+    if cx.shape().wave == 64 {
+        cx.sread64(o, false, inst, pc)
+    } else {
+        let v = cx.sread(o, false, inst, pc)?;
+        Ok(cx.e.zext(v))
+    }
+}
+
+// -------------------------------------------------------------------------------------------------
+// Memory.
+
+impl Cx<'_> {
+    /// The byte offset in the guest-memory buffer of `[addr, addr + len)`, or all ones when no region
+    /// holds it wholly.
+    fn locate(&mut self, addr: Sv, len: u32) -> Sv {
+        let result = self.e.local(Ty::I32);
+        let none = self.e.k32(u32::MAX);
+        self.e.store(result, none);
+        let k = self.e.c32(layout::INFO_REGIONS);
+        let p = self.e.elem(self.info, k);
+        let n = self.e.load32(p);
+        let info = self.info;
+        self.e.for_range(n, |e, i| {
+            let base = e.bink(Bin::Mul, i, 4);
+            let base = e.bink(Bin::Add, base, layout::INFO_REGIONS as u64 + 1);
+            let word = |e: &mut crate::spv::Emit, k: u64| {
+                let idx = e.bink(Bin::Add, base, k);
+                let p = e.elem(info, idx.id);
+                e.load32(p)
+            };
+            let lo = word(e, 0);
+            let hi = word(e, 1);
+            let size = word(e, 2);
+            let off = word(e, 3);
+            let start = e.pack(lo, hi);
+            let size = e.zext(size);
+            let end = e.bin(Bin::Add, start, size);
+            let a_end = e.bink(Bin::Add, addr, len as u64);
+            let ge = e.cmp(Cmp::UGe, addr, start);
+            // addr + len must not wrap and must end inside the region.
+            let nowrap = e.cmp(Cmp::UGe, a_end, addr);
+            let le = e.cmp(Cmp::ULe, a_end, end);
+            let inside = e.band(ge, le);
+            let inside = e.band(inside, nowrap);
+            let rel = e.bin(Bin::Sub, addr, start);
+            let rel = e.trunc(rel);
+            let at = e.bin(Bin::Add, off, rel);
+            let cur = e.load32(result);
+            let r = e.select(inside, at, cur);
+            e.store(result, r);
+        });
+        self.e.load32(result)
+    }
+
+    /// Reads `len` (1, 2 or 4) bytes at byte offset `off` of guest memory, little-endian, any alignment.
+    fn mem_read(&mut self, off: Sv, len: u32) -> Sv {
+        let w = self.e.bink(Bin::LShr, off, 2);
+        let sh = self.e.bink(Bin::And, off, 3);
+        let sh = self.e.bink(Bin::Mul, sh, 8);
+        let p0 = self.e.elem(self.mem, w.id);
+        let lo = self.e.load32(p0);
+        let z = self.e.k32(0);
+        let aligned = self.e.cmp(Cmp::Eq, sh, z);
+        let w1 = self.e.bink(Bin::Add, w, 1);
+        let wi = self.e.select(aligned, w, w1);
+        let p1 = self.e.elem(self.mem, wi.id);
+        let hi = self.e.load32(p1);
+        let a = self.e.bin(Bin::LShr, lo, sh);
+        let k32 = self.e.k32(32);
+        let up = self.e.bin(Bin::Sub, k32, sh);
+        let b = self.e.bin(Bin::Shl, hi, up);
+        let b = self.e.select(aligned, z, b);
+        let v = self.e.bin(Bin::Or, a, b);
+        if len >= 4 {
+            v
+        } else {
+            self.e.bink(Bin::And, v, (1u64 << (8 * len)) - 1)
+        }
+    }
+
+    /// Reads `len` bytes at guest address `addr` (faulting the job when no region holds them).
+    fn load_at(&mut self, addr: Sv, len: u32, when: Sv, pc: usize) -> Sv {
+        let off = self.locate(addr, len);
+        let none = self.e.k32(u32::MAX);
+        let missing = self.e.cmp(Cmp::Eq, off, none);
+        let bad = self.e.band(missing, when);
+        let pcv = self.e.k32(pc as u32);
+        let lo = self.e.trunc(addr);
+        let hi = self.e.hi(addr);
+        self.report_if(bad, layout::FAULT, pcv, lo, hi);
+        let z = self.e.k32(0);
+        let ok = self.e.bnot(missing);
+        let safe = self.e.select(ok, off, z);
+        let v = self.mem_read(safe, len);
+        self.e.select(ok, v, z)
+    }
+
+    /// Writes the low `len` bytes of `v` at byte offset `off` of guest memory when `cond` (read-modify-write of
+    /// the dwords it touches; only the wave's first lane writes memory, so nothing races).
+    fn write_if(&mut self, cond: Sv, off: Sv, len: u32, v: Sv) {
+        let z = self.e.k32(0);
+        let safe = self.e.select(cond, off, z);
+        // A guarded write: the dword is rewritten with its own value when the store does not happen.
+        for i in 0..len {
+            let o = self.e.bink(Bin::Add, safe, i as u64);
+            let w = self.e.bink(Bin::LShr, o, 2);
+            let b = self.e.bink(Bin::And, o, 3);
+            let sh = self.e.bink(Bin::Mul, b, 8);
+            let p = self.e.elem(self.mem, w.id);
+            let old = self.e.load32(p);
+            let ff = self.e.k32(0xff);
+            let m = self.e.bin(Bin::Shl, ff, sh);
+            let nm = self.e.un(crate::lower::Un::Not, m);
+            let kept = self.e.bin(Bin::And, old, nm);
+            let byte = self.e.bink(Bin::LShr, v, 8 * i as u64);
+            let byte = self.e.bink(Bin::And, byte, 0xff);
+            let placed = self.e.bin(Bin::Shl, byte, sh);
+            let n = self.e.bin(Bin::Or, kept, placed);
+            let n = self.e.select(cond, n, old);
+            self.e.store(p, n);
+        }
+    }
+}
+
+/// The bytes and extension of a sub-dword or dword load/store: (bytes, signed, dwords).
+fn access_width(op: Op) -> Option<(u32, bool, u32)> {
+    let m = op.mnemonic();
+    let tail = m.rsplit_once("_load_").or_else(|| m.rsplit_once("_store_")).map(|(_, t)| t)?;
+    Some(match tail {
+        "ubyte" | "byte" => (1, false, 1),
+        "sbyte" => (1, true, 1),
+        "ushort" | "short" => (2, false, 1),
+        "sshort" => (2, true, 1),
+        "dword" => (4, false, 1),
+        "dwordx2" => (4, false, 2),
+        "dwordx3" => (4, false, 3),
+        "dwordx4" => (4, false, 4),
+        _ => return None,
+    })
+}
+
+fn extend(cx: &mut Cx, v: Sv, bytes: u32, signed: bool) -> Sv {
+    if bytes == 4 {
+        v
+    } else if signed {
+        cx.e.sext_in(v, 8 * bytes)
+    } else {
+        v
+    }
+}
+
+fn buffer(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
+    let op = inst.op;
+    if matches!(op, Op::BufferGl0Inv | Op::BufferGl1Inv) {
+        return Ok(Done::Next);
+    }
+    let f = mem_fields(inst);
+    if f.lds || f.tfe {
+        return Err(refusal(inst, pc, "buffer loads to LDS and TFE are not modelled"));
+    }
+    let Some((bytes, signed, dwords)) = access_width(op) else {
+        return Err(refusal(inst, pc, "buffer format, d16 and atomic operations are not translated yet"));
+    };
+    let store = writes_memory(op);
+    let Some(Operand::Sgpr { first: rs, .. }) = inst.operand(Role::Srsrc) else {
+        return Err(refusal(inst, pc, "buffer resource is not an SGPR range"));
+    };
+    let soffset = |cx: &mut Cx| -> Result<Sv, Refusal> {
+        match inst.operand(Role::Soffset) {
+            Some(o) => cx.sread(o, false, inst, pc),
+            None => Ok(cx.e.k32(0)),
+        }
+    };
+    let vaddr = if f.offen || f.idxen {
+        match inst.operand(Role::Vaddr) {
+            Some(Operand::Vgpr { first, .. }) => Some(first as u32),
+            _ => return Err(refusal(inst, pc, "buffer address is not a VGPR")),
+        }
+    } else {
+        None
+    };
+    let (vindex, voffset) = {
+        let z = cx.e.k32(0);
+        match (vaddr, f.idxen, f.offen) {
+            (Some(a), true, true) => (cx.vget(a), cx.vget(a + 1)),
+            (Some(a), true, false) => (cx.vget(a), z),
+            (Some(a), false, true) => (z, cx.vget(a)),
+            _ => (z, z),
+        }
+    };
+    let active = cx.active();
+    let data_reg = |cx: &Cx, role: Role| -> Result<u32, Refusal> {
+        match inst.operand(role) {
+            Some(Operand::Vgpr { first, .. }) => Ok(first as u32),
+            other => {
+                let _ = cx;
+                Err(refusal(inst, pc, format!("{role:?} is {other:?}, not a VGPR")))
+            }
+        }
+    };
+    if !store {
+        let dst = data_reg(cx, Role::Vdst).or_else(|_| data_reg(cx, Role::Vdata))?;
+        let n = if bytes == 4 { dwords } else { 1 };
+        let mut vals = Vec::new();
+        for i in 0..n {
+            let so = soffset(cx)?;
+            let (addr, ok) = buffer_piece(cx, rs as u32, vindex, voffset, f.offset as u32, so, 4 * i, bytes);
+            let when = cx.e.band(ok, active);
+            let v = cx.load_at(addr, bytes, when, pc);
+            let z = cx.e.k32(0);
+            let v = cx.e.select(ok, v, z);
+            vals.push(extend(cx, v, bytes, signed));
+        }
+        for (i, v) in vals.into_iter().enumerate() {
+            cx.vset_if(dst + i as u32, v, active);
+        }
+        return Ok(Done::Next);
+    }
+    // Stores: publish the lane's operands, the first lane stores every active lane's data in lane order.
+    let data = data_reg(cx, Role::Vdata)?;
+    let n = if bytes == 4 { dwords } else { 1 };
+    let a = cx.e.b2i(active, Ty::I32);
+    cx.publish(0, a);
+    cx.publish(1, vindex);
+    cx.publish(2, voffset);
+    for i in 0..n {
+        let d = cx.vget(data + i);
+        cx.publish(3 + i, d);
+    }
+    cx.cut();
+    // After the cut, SGPRs are read again: values of the previous segment do not reach this one.
+    let soff = soffset(cx)?;
+    let lane0 = cx.e.k32(0);
+    let leader = cx.e.cmp(Cmp::Eq, cx.lane, lane0);
+    let waves = cx.e.k32(cx.shape().wave);
+    let t = cx.e.b.id();
+    let mrg = cx.e.b.id();
+    cx.e
+        .b
+        .selection_merge(mrg, rspirv::spirv::SelectionControl::NONE)
+        .expect("merge");
+    cx.e.b.branch_conditional(leader.id, t, mrg, []).expect("branch");
+    cx.e.block(t);
+    lane_loop(cx, waves, |cx, l| {
+        let on = cx.fetch(l, 0);
+        let on = cx.e.nz(on);
+        let vi = cx.fetch(l, 1);
+        let vo = cx.fetch(l, 2);
+        let mut items = Vec::new();
+        for i in 0..n {
+            let d = cx.fetch(l, 3 + i);
+            items.push(d);
+        }
+        // The lane id for ADD_TID_ENABLE is the stored lane's.
+        let saved = cx.lane;
+        cx.lane = l;
+        for (i, d) in items.into_iter().enumerate() {
+            let (addr, ok) = buffer_piece(cx, rs as u32, vi, vo, f.offset as u32, soff, 4 * i as u32, bytes);
+            let go = cx.e.band(ok, on);
+            let off = cx.locate(addr, bytes);
+            let none = cx.e.k32(u32::MAX);
+            let missing = cx.e.cmp(Cmp::Eq, off, none);
+            let bad = cx.e.band(missing, go);
+            let pcv = cx.e.k32(pc as u32);
+            let lo = cx.e.trunc(addr);
+            let hi = cx.e.hi(addr);
+            cx.report_if(bad, layout::FAULT, pcv, lo, hi);
+            let nm = cx.e.bnot(missing);
+            let write = cx.e.band(go, nm);
+            cx.write_if(write, off, bytes, d);
+        }
+        cx.lane = saved;
+    });
+    cx.e.b.branch(mrg).expect("branch");
+    cx.e.block(mrg);
+    cx.cut();
+    cx.next_slot();
+    Ok(Done::Next)
+}
+
+/// A loop over the wave's lanes 0..`n` emitted with the context at hand.
+fn lane_loop(cx: &mut Cx, n: Sv, mut body: impl FnMut(&mut Cx, Sv)) {
+    let i = cx.e.local(Ty::I32);
+    let z = cx.e.k32(0);
+    cx.e.store(i, z);
+    let header = cx.e.b.id();
+    let check = cx.e.b.id();
+    let body_l = cx.e.b.id();
+    let cont = cx.e.b.id();
+    let merge = cx.e.b.id();
+    cx.e.b.branch(header).expect("branch");
+    cx.e.block(header);
+    cx.e
+        .b
+        .loop_merge(merge, cont, rspirv::spirv::LoopControl::NONE, [])
+        .expect("loop");
+    cx.e.b.branch(check).expect("branch");
+    cx.e.block(check);
+    let iv = cx.e.load32(i);
+    let more = cx.e.cmp(Cmp::ULt, iv, n);
+    cx.e.b.branch_conditional(more.id, body_l, merge, []).expect("branch");
+    cx.e.block(body_l);
+    body(cx, iv);
+    cx.e.b.branch(cont).expect("branch");
+    cx.e.block(cont);
+    let iv = cx.e.load32(i);
+    let next = cx.e.bink(Bin::Add, iv, 1);
+    cx.e.store(i, next);
+    cx.e.b.branch(header).expect("branch");
+    cx.e.block(merge);
+}
+
+/// The address and range check of bytes `[at, at + size)` of a buffer access through the V# in
+/// s[rs..rs+4), as `reference_model::exec::buffer::piece` computes them (rule buffer.range_check).
+#[allow(clippy::too_many_arguments)]
+fn buffer_piece(
+    cx: &mut Cx,
+    rs: u32,
+    vindex: Sv,
+    voffset: Sv,
+    inst_offset: u32,
+    soffset: Sv,
+    at: u32,
+    size: u32,
+) -> (Sv, Sv) {
+    let w: Vec<Sv> = (0..4).map(|i| cx.sget(rs + i)).collect();
+    let lane = cx.lane;
+    let e = &mut cx.e;
+    let hi16 = e.bink(Bin::And, w[1], 0xffff);
+    let base = e.pack(w[0], hi16);
+    let stride = e.field(w[1], 16, 14);
+    let swizzle = e.field(w[1], 31, 1);
+    let swizzle = e.nz(swizzle);
+    let records = w[2];
+    let index_stride_f = e.field(w[3], 21, 2);
+    let eight = e.k32(8);
+    let index_stride = e.bin(Bin::Shl, eight, index_stride_f);
+    let add_tid = e.field(w[3], 23, 1);
+    let add_tid = e.nz(add_tid);
+    let oob = e.field(w[3], 28, 2);
+    let z = e.k32(0);
+    let tid = e.select(add_tid, lane, z);
+    let index = e.bin(Bin::Add, vindex, tid);
+    let index = e.zext(index);
+    let vo = e.zext(voffset);
+    let io = e.k64(inst_offset as u64 + at as u64);
+    let offset = e.bin(Bin::Add, vo, io);
+    let stride64 = e.zext(stride);
+    let linear = {
+        let p = e.bin(Bin::Mul, index, stride64);
+        e.bin(Bin::Add, p, offset)
+    };
+    let swz = {
+        // Swizzled addressing with 4-byte elements (rule buffer.swizzle_element_4). Index stride and element
+        // size are powers of two, so the divisions are shifts and masks.
+        let is = e.zext(index_stride);
+        let log_is = e.bink(Bin::Add, index_stride_f, 3);
+        let log_is = e.zext(log_is);
+        let index_msb = e.bin(Bin::LShr, index, log_is);
+        let ism1 = e.bink(Bin::Sub, is, 1);
+        let index_lsb = e.bin(Bin::And, index, ism1);
+        let offset_msb = e.bink(Bin::LShr, offset, 2);
+        let offset_lsb = e.bink(Bin::And, offset, 3);
+        let a = e.bin(Bin::Mul, index_msb, stride64);
+        let b = e.bink(Bin::Mul, offset_msb, 4);
+        let s = e.bin(Bin::Add, a, b);
+        let s = e.bin(Bin::Mul, s, is);
+        let c = e.bink(Bin::Mul, index_lsb, 4);
+        let s = e.bin(Bin::Add, s, c);
+        e.bin(Bin::Add, s, offset_lsb)
+    };
+    let boff = e.select(swizzle, swz, linear);
+    let so = e.zext(soffset);
+    let addr = e.bin(Bin::Add, base, so);
+    let addr = e.bin(Bin::Add, addr, boff);
+    let addr = e.bink(Bin::And, addr, 0xffff_ffff_ffff);
+    let records64 = e.zext(records);
+    let end = e.bink(Bin::Add, offset, size as u64);
+    let idx_ok = e.cmp(Cmp::ULt, index, records64);
+    let z64 = e.k64(0);
+    let stride0 = e.cmp(Cmp::Eq, stride64, z64);
+    let end_ok = e.cmp(Cmp::ULe, end, stride64);
+    let in_stride = e.bor(stride0, end_ok);
+    let sel0 = e.band(idx_ok, in_stride);
+    let zr = e.k32(0);
+    let sel2 = e.cmp(Cmp::Ne, records, zr);
+    let sel3 = e.cmp(Cmp::ULe, end, records64);
+    let k0 = e.k32(0);
+    let k1 = e.k32(1);
+    let k2 = e.k32(2);
+    let is0 = e.cmp(Cmp::Eq, oob, k0);
+    let is1 = e.cmp(Cmp::Eq, oob, k1);
+    let is2 = e.cmp(Cmp::Eq, oob, k2);
+    let r = e.select(is2, sel2, sel3);
+    let r = e.select(is1, idx_ok, r);
+    let ok = e.select(is0, sel0, r);
+    (addr, ok)
+}
+
+fn global(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
+    let f = mem_fields(inst);
+    if f.seg != 2 {
+        return Err(refusal(inst, pc, "flat and scratch accesses are not translated yet"));
+    }
+    if f.lds {
+        return Err(refusal(inst, pc, "global loads to LDS are not modelled"));
+    }
+    let Some((bytes, signed, dwords)) = access_width(inst.op) else {
+        return Err(refusal(inst, pc, "global d16 and atomic operations are not translated yet"));
+    };
+    // Address: a 64-bit VGPR pair, or SADDR (an SGPR pair) plus a 32-bit VGPR offset.
+    let base = match inst.operand(Role::Sbase) {
+        Some(Operand::Sgpr { .. }) | Some(Operand::VccLo { .. }) | Some(Operand::Ttmp { .. }) => {
+            let o = cx.op(inst, Role::Sbase, pc)?;
+            let s = cx.sread64(o, false, inst, pc)?;
+            let Some(Operand::Vgpr { first, .. }) = inst.operand(Role::Vaddr) else {
+                return Err(refusal(inst, pc, "global address is not a VGPR"));
+            };
+            let off = cx.vget(first as u32);
+            let off = cx.e.zext(off);
+            cx.e.bin(Bin::Add, s, off)
+        }
+        None | Some(Operand::Off) | Some(Operand::Null) => {
+            let Some(Operand::Vgpr { first, .. }) = inst.operand(Role::Vaddr) else {
+                return Err(refusal(inst, pc, "global address is not a VGPR pair"));
+            };
+            let lo = cx.vget(first as u32);
+            let hi = cx.vget(first as u32 + 1);
+            cx.e.pack(lo, hi)
+        }
+        Some(other) => return Err(refusal(inst, pc, format!("saddr {other:?} is not translated"))),
+    };
+    let offset = cx.e.k64(f.offset as i64 as u64);
+    let addr = cx.e.bin(Bin::Add, base, offset);
+    let active = cx.active();
+    let store = writes_memory(inst.op);
+    let n = if bytes == 4 { dwords } else { 1 };
+    if !store {
+        let dst = match inst.operand(Role::Vdst) {
+            Some(Operand::Vgpr { first, .. }) => first as u32,
+            other => return Err(refusal(inst, pc, format!("destination {other:?}"))),
+        };
+        let mut vals = Vec::new();
+        for i in 0..n {
+            let a = cx.e.bink(Bin::Add, addr, 4 * i as u64);
+            let v = cx.load_at(a, bytes, active, pc);
+            vals.push(extend(cx, v, bytes, signed));
+        }
+        for (i, v) in vals.into_iter().enumerate() {
+            cx.vset_if(dst + i as u32, v, active);
+        }
+        return Ok(Done::Next);
+    }
+    let data = match inst.operand(Role::Vdata) {
+        Some(Operand::Vgpr { first, .. }) => first as u32,
+        other => return Err(refusal(inst, pc, format!("data {other:?}"))),
+    };
+    let a = cx.e.b2i(active, Ty::I32);
+    cx.publish(0, a);
+    let lo = cx.e.trunc(addr);
+    let hi = cx.e.hi(addr);
+    cx.publish(1, lo);
+    cx.publish(2, hi);
+    for i in 0..n {
+        let d = cx.vget(data + i);
+        cx.publish(3 + i, d);
+    }
+    cx.cut();
+    let lane0 = cx.e.k32(0);
+    let leader = cx.e.cmp(Cmp::Eq, cx.lane, lane0);
+    let waves = cx.e.k32(cx.shape().wave);
+    let t = cx.e.b.id();
+    let mrg = cx.e.b.id();
+    cx.e
+        .b
+        .selection_merge(mrg, rspirv::spirv::SelectionControl::NONE)
+        .expect("merge");
+    cx.e.b.branch_conditional(leader.id, t, mrg, []).expect("branch");
+    cx.e.block(t);
+    lane_loop(cx, waves, |cx, l| {
+        let on = cx.fetch(l, 0);
+        let on = cx.e.nz(on);
+        let lo = cx.fetch(l, 1);
+        let hi = cx.fetch(l, 2);
+        let addr = cx.e.pack(lo, hi);
+        for i in 0..n {
+            let d = cx.fetch(l, 3 + i);
+            let a = cx.e.bink(Bin::Add, addr, 4 * i as u64);
+            let off = cx.locate(a, bytes);
+            let none = cx.e.k32(u32::MAX);
+            let missing = cx.e.cmp(Cmp::Eq, off, none);
+            let bad = cx.e.band(missing, on);
+            let pcv = cx.e.k32(pc as u32);
+            let alo = cx.e.trunc(a);
+            let ahi = cx.e.hi(a);
+            cx.report_if(bad, layout::FAULT, pcv, alo, ahi);
+            let nm = cx.e.bnot(missing);
+            let write = cx.e.band(on, nm);
+            cx.write_if(write, off, bytes, d);
+        }
+    });
+    cx.e.b.branch(mrg).expect("branch");
+    cx.e.block(mrg);
+    cx.cut();
+    cx.next_slot();
+    Ok(Done::Next)
+}
+
+fn smem(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
+    let m = inst.op.mnemonic();
+    if matches!(inst.op, Op::SDcacheInv | Op::SDcacheWb | Op::SGl1Inv | Op::SDcacheDiscard | Op::SDcacheDiscardX2) {
+        return Ok(Done::Next);
+    }
+    let buffer = m.starts_with("s_buffer_load");
+    if !(m.starts_with("s_load") || buffer) {
+        return Err(refusal(inst, pc, "scalar stores, atomics and probes are not translated yet"));
+    }
+    let dwords = match m.rsplit('_').next() {
+        Some("dword") => 1,
+        Some("dwordx2") => 2,
+        Some("dwordx4") => 4,
+        Some("dwordx8") => 8,
+        Some("dwordx16") => 16,
+        _ => return Err(refusal(inst, pc, "unknown scalar load width")),
+    };
+    let f = mem_fields(inst);
+    let Some(Operand::Sgpr { first: sb, .. }) = inst.operand(Role::Sbase) else {
+        return Err(refusal(inst, pc, "scalar base is not an SGPR range"));
+    };
+    let soff = match inst.operand(Role::Soffset) {
+        Some(Operand::Null) | None => cx.e.k32(0),
+        Some(o) => cx.sread(o, false, inst, pc)?,
+    };
+    let imm = cx.e.k32(f.offset as u32);
+    let dst = match inst.operand(Role::Sdst).or(inst.operand(Role::Vdata)) {
+        Some(Operand::Sgpr { first, .. }) => first as u32,
+        Some(Operand::VccLo { .. }) => sreg::VCC_LO,
+        Some(Operand::Ttmp { first, .. }) => sreg::TTMP0 + first as u32,
+        other => return Err(refusal(inst, pc, format!("scalar load destination {other:?}"))),
+    };
+    let all = cx.e.kbool(true);
+    let mut vals = Vec::new();
+    if buffer {
+        // s_buffer_load through the V# in s[sb..sb+4): dwords past NUM_RECORDS read 0 (rule smem.buffer_range).
+        let w0 = cx.sget(sb as u32);
+        let w1 = cx.sget(sb as u32 + 1);
+        let w2 = cx.sget(sb as u32 + 2);
+        let hi16 = cx.e.bink(Bin::And, w1, 0xffff);
+        let base = cx.e.pack(w0, hi16);
+        let off = cx.e.bin(Bin::Add, imm, soff);
+        let off = cx.e.bink(Bin::And, off, !3u32 as u64);
+        for i in 0..dwords {
+            let o = cx.e.bink(Bin::Add, off, 4 * i as u64);
+            let o64 = cx.e.zext(o);
+            let a = cx.e.bin(Bin::Add, base, o64);
+            let end = cx.e.bink(Bin::Add, o64, 4);
+            let r = cx.e.zext(w2);
+            let inr = cx.e.cmp(Cmp::ULe, end, r);
+            let v = cx.load_at(a, 4, inr, pc);
+            let z = cx.e.k32(0);
+            vals.push(cx.e.select(inr, v, z));
+        }
+    } else {
+        let lo = cx.sget(sb as u32);
+        let hi = cx.sget(sb as u32 + 1);
+        let base = cx.e.pack(lo, hi);
+        let off = cx.e.bin(Bin::Add, imm, soff);
+        let off = cx.e.zext(off);
+        let a = cx.e.bin(Bin::Add, base, off);
+        // s_load ignores the address's low two bits (rule smem.buffer_range).
+        let a = cx.e.bink(Bin::And, a, !3u64);
+        for i in 0..dwords {
+            let ai = cx.e.bink(Bin::Add, a, 4 * i as u64);
+            vals.push(cx.load_at(ai, 4, all, pc));
+        }
+    }
+    for (i, v) in vals.into_iter().enumerate() {
+        cx.sset(dst + i as u32, v);
+    }
+    Ok(Done::Next)
+}
