@@ -186,3 +186,63 @@ pub const TRIPLE: &str = r#"
                OpReturn
                OpFunctionEnd
 "#;
+
+/// `out[0] = SubgroupSize` (binding 0), 8 lanes per workgroup; lane 0 writes.
+pub const SUBGROUP_SIZE: &str = r#"
+               OpCapability Shader
+               OpCapability GroupNonUniform
+               OpMemoryModel Logical GLSL450
+               OpEntryPoint GLCompute %main "main" %sgs %lid
+               OpExecutionMode %main LocalSize 8 1 1
+               OpDecorate %sgs BuiltIn SubgroupSize
+               OpDecorate %lid BuiltIn LocalInvocationIndex
+               OpDecorate %arr ArrayStride 4
+               OpMemberDecorate %Buf 0 Offset 0
+               OpDecorate %Buf Block
+               OpDecorate %out DescriptorSet 0
+               OpDecorate %out Binding 0
+       %void = OpTypeVoid
+         %fn = OpTypeFunction %void
+       %uint = OpTypeInt 32 0
+       %bool = OpTypeBool
+  %p_in_uint = OpTypePointer Input %uint
+        %sgs = OpVariable %p_in_uint Input
+        %lid = OpVariable %p_in_uint Input
+        %arr = OpTypeRuntimeArray %uint
+        %Buf = OpTypeStruct %arr
+      %p_Buf = OpTypePointer StorageBuffer %Buf
+        %out = OpVariable %p_Buf StorageBuffer
+     %p_uint = OpTypePointer StorageBuffer %uint
+     %uint_0 = OpConstant %uint 0
+       %main = OpFunction %void None %fn
+      %entry = OpLabel
+          %l = OpLoad %uint %lid
+      %first = OpIEqual %bool %l %uint_0
+               OpSelectionMerge %done None
+               OpBranchConditional %first %write %done
+      %write = OpLabel
+          %s = OpLoad %uint %sgs
+      %out_p = OpAccessChain %p_uint %out %uint_0 %uint_0
+               OpStore %out_p %s
+               OpBranch %done
+       %done = OpLabel
+               OpReturn
+               OpFunctionEnd
+"#;
+
+/// A job with everything but the module and buffers filled in: 20 s timeout, 1 workgroup.
+pub fn job<'a>(
+    spirv: &'a [u32],
+    buffers: &'a [driver::BufferSpec<'a>],
+    push_constants: &'a [u8],
+) -> driver::ComputeJob<'a> {
+    driver::ComputeJob {
+        spirv,
+        entry: "main",
+        buffers,
+        push_constants,
+        workgroups: [1, 1, 1],
+        required_subgroup_size: None,
+        timeout: std::time::Duration::from_secs(20),
+    }
+}
