@@ -63,8 +63,9 @@ pub enum DriverError {
     /// Validation was asked for (`DRIVER_VALIDATION=1` or [`crate::Validation::On`]) but
     /// cannot be turned on.
     #[error(
-        "Vulkan validation was asked for (DRIVER_VALIDATION=1) but {0}; install the layer \
-         (Debian: `apt-get install vulkan-validationlayers`) or unset DRIVER_VALIDATION"
+        "Vulkan validation was asked for (DRIVER_VALIDATION=1 or Validation::On) but {0}; \
+         install the layer (Debian: `apt-get install vulkan-validationlayers`) or unset \
+         DRIVER_VALIDATION"
     )]
     ValidationUnavailable(String),
 

@@ -69,7 +69,9 @@ fn list_devices_finds_lavapipe_with_its_limits() {
 
 #[test]
 fn open_without_a_name_and_by_name() {
-    let Some(listed) = find_lavapipe() else { return };
+    let Some(listed) = find_lavapipe() else {
+        return;
+    };
     let devices = list_devices().unwrap();
     if devices.len() == 1 || devices.iter().filter(|d| d.is_lavapipe()).count() == 1 {
         let ctx = Context::open(None).unwrap();
@@ -90,7 +92,9 @@ fn open_without_a_name_and_by_name() {
 
 #[test]
 fn unknown_name_lists_the_devices() {
-    let Some(listed) = find_lavapipe() else { return };
+    let Some(listed) = find_lavapipe() else {
+        return;
+    };
     let err = Context::open(Some("no-such-gpu-xyz")).unwrap_err();
     match &err {
         DriverError::DeviceNotFound { wanted, available } => {
@@ -100,5 +104,8 @@ fn unknown_name_lists_the_devices() {
         e => panic!("want DeviceNotFound, got {e}"),
     }
     let text = err.to_string();
-    assert!(text.contains("no-such-gpu-xyz") && text.contains("llvmpipe"), "{text}");
+    assert!(
+        text.contains("no-such-gpu-xyz") && text.contains("llvmpipe"),
+        "{text}"
+    );
 }

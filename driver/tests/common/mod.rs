@@ -27,7 +27,11 @@ pub fn missing<T>(what: &str) -> Option<T> {
 /// Assembles SPIR-V assembly text with `spirv-as` (SPIRV-Tools), then checks the module
 /// with `spirv-val`, so a test's shader is known valid before the driver sees it.
 pub fn assemble(text: &str) -> Option<Vec<u32>> {
-    let bytes = match run_tool("spirv-as", &["--target-env", "vulkan1.1", "-o", "-", "-"], text.as_bytes()) {
+    let bytes = match run_tool(
+        "spirv-as",
+        &["--target-env", "vulkan1.1", "-o", "-", "-"],
+        text.as_bytes(),
+    ) {
         Some(b) => b,
         None => return missing("spirv-as (Debian: spirv-tools)"),
     };
@@ -99,7 +103,9 @@ pub fn lavapipe_with(memory: MemoryStrategy, cache: usize) -> Option<Context> {
         Ok(c) => Some(c),
         Err(DriverError::ValidationUnavailable(why)) => {
             if ci() {
-                panic!("CI needs the Vulkan validation layer (Debian: vulkan-validationlayers): {why}");
+                panic!(
+                    "CI needs the Vulkan validation layer (Debian: vulkan-validationlayers): {why}"
+                );
             }
             eprintln!("NOTE: running without validation: {why}");
             match Context::open_with(&options(Validation::Off)) {
