@@ -33,6 +33,12 @@ pub(crate) struct Message {
     pub text: String,
 }
 
+/// Whether any message is an error, and every message's text.
+pub(crate) fn split(messages: Vec<Message>) -> (bool, Vec<String>) {
+    let any_error = messages.iter().any(|m| m.is_error);
+    (any_error, messages.into_iter().map(|m| m.text).collect())
+}
+
 /// Where the debug-utils callback puts messages. It lives in a `Box` so its address is stable
 /// for as long as the messenger (and the instance, which also reports through it) exists.
 #[derive(Debug, Default)]

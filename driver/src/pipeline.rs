@@ -6,7 +6,7 @@ use std::ffi::CString;
 use ash::vk;
 
 use crate::error::{DriverError, VkContext};
-use crate::instance::{Instance, Message};
+use crate::instance::{split, Instance};
 
 /// What makes two jobs share a pipeline: the same module words, entry point, layout shape and
 /// subgroup requirements. The full words are part of the key, so a hash collision can never
@@ -44,12 +44,6 @@ impl Pipeline {
             device.destroy_descriptor_set_layout(self.set_layout, None);
         }
     }
-}
-
-/// Splits validation messages into error texts and warning texts.
-fn split(messages: Vec<Message>) -> (bool, Vec<String>) {
-    let any_error = messages.iter().any(|m| m.is_error);
-    (any_error, messages.into_iter().map(|m| m.text).collect())
 }
 
 /// Creates a compute pipeline for `key`. Returns the pipeline and the validation warnings
