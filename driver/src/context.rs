@@ -352,6 +352,7 @@ impl Context {
             health: Health::Good,
             staged,
             torn_down: false,
+            abandoned: None,
             instance: None,
         };
         // From here on `inner`'s Drop frees whatever has been made if a step fails; the
@@ -433,10 +434,13 @@ impl Context {
         self.lock().cache.len()
     }
 
-    /// True once a job timed out or the device was lost: every later [`Context::run`] fails
-    /// and the Context should be dropped and a new one opened.
+    /// True while a timed-out job may still be running, and for good once the device was
+    /// lost: [`Context::run`] then fails at once. A timed-out job that has ended since (its
+    /// fence signalled) is cleaned up here, and the Context is usable again.
     pub fn is_poisoned(&self) -> bool {
-        self.lock().health != Health::Good
+        let mut inner = self.lock();
+        inner.try_recover();
+        inner.health != Health::Good
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
@@ -445,8 +449,8 @@ impl Context {
 
     /// Destroys everything, returning an error if the validation layer reported an error
     /// during teardown (e.g. an object left undestroyed) or an allocation was leaked. Dropping
-    /// a Context does the same but cannot report. A poisoned Context (see
-    /// [`Context::is_poisoned`]) after a timeout is leaked, not destroyed.
+    /// a Context does the same but cannot report. A Context whose timed-out job is still
+    /// running (see [`Context::is_poisoned`]) is leaked, not destroyed.
     pub fn close(self) -> Result<(), DriverError> {
         let mut inner = self
             .inner
@@ -595,12 +599,15 @@ impl Context {
     /// makes and fills its buffers, dispatches, waits at most `job.timeout` and reads back.
     ///
     /// After [`DriverError::Timeout`] the Context is poisoned: the job may still be running
-    /// (lavapipe cannot abandon a shader), so its resources are deliberately leaked and every
-    /// later call fails with [`DriverError::Poisoned`]; open a new Context to go on.
+    /// (Vulkan cannot abandon a submitted shader), so its resources are kept, and every later
+    /// call fails with [`DriverError::Poisoned`] until the job's fence signals; then they are
+    /// freed and the Context works again. A job that never ends keeps it poisoned (and is
+    /// leaked on drop): open a new Context to go on.
     pub fn run(&self, job: &ComputeJob<'_>) -> Result<JobResult, DriverError> {
         let checked = self.check(job)?;
         let mut guard = self.lock();
         let inner = &mut *guard;
+        inner.try_recover();
         match inner.health {
             Health::Good => {}
             Health::Abandoned(ref why) => return Err(DriverError::Poisoned(why.clone())),
@@ -610,8 +617,8 @@ impl Context {
         let outcome = inner.run_job(job, &checked, &mut resources);
         if matches!(inner.health, Health::Abandoned(_)) {
             // The command buffer may still be executing: destroying what it uses would be a
-            // use-after-free on the device. Leak it all (see `Health::Abandoned`).
-            std::mem::forget(resources);
+            // use-after-free on the device. Keep it until the fence signals (`try_recover`).
+            inner.abandoned = Some(resources);
             return outcome;
         }
         inner.free(resources);

@@ -108,11 +108,12 @@ pub enum DriverError {
     #[error("out of memory: {0}")]
     OutOfMemory(String),
 
-    /// The job did not finish within its timeout. The Context is poisoned afterwards (see
-    /// [`crate::Context::is_poisoned`]): open a new one to go on.
+    /// The job did not finish within its timeout. The Context is poisoned until the job ends
+    /// (see [`crate::Context::is_poisoned`]); a job that never ends keeps it so: open a new
+    /// Context to go on.
     #[error(
         "the job did not finish within {waited:?}; it may still be running on the device, so \
-         this Context is no longer usable (open a new one)"
+         this Context runs no more jobs until it ends (or open a new Context)"
     )]
     Timeout {
         /// How long the fence was waited for.
@@ -123,8 +124,11 @@ pub enum DriverError {
     #[error("the Vulkan device was lost (VK_ERROR_DEVICE_LOST); open a new Context")]
     DeviceLost,
 
-    /// An earlier job on this Context timed out or lost the device, so it runs no more jobs.
-    #[error("this Context can run no more jobs: {0}; open a new Context")]
+    /// An earlier job on this Context timed out and is still running, so it runs no more jobs
+    /// for now.
+    #[error(
+        "this Context runs no more jobs for now: {0}; wait for it to end or open a new Context"
+    )]
     Poisoned(String),
 
     /// The validation layer reported at least one error during the job (all its error and

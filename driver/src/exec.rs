@@ -16,8 +16,9 @@ use crate::pipeline::{self, PipelineCache, PipelineKey};
 pub(crate) enum Health {
     Good,
     /// A job timed out (or its fence wait failed); its command buffer may still be executing,
-    /// so nothing it uses (and nothing of the device) may be destroyed: everything is leaked on
-    /// drop. The text says what happened.
+    /// so nothing it uses (and nothing of the device) may be destroyed until its fence signals
+    /// (`Inner::try_recover`); if it never does, everything is leaked on drop. The text says
+    /// what happened.
     Abandoned(String),
     /// The driver reported device loss; objects may still be destroyed.
     Lost,
@@ -36,6 +37,8 @@ pub(crate) struct Inner {
     pub health: Health,
     pub staged: bool,
     pub torn_down: bool,
+    /// The resources of a timed-out job, kept until its fence signals (see `try_recover`).
+    pub abandoned: Option<JobResources>,
     pub instance: Option<Instance>,
 }
 
@@ -523,18 +526,40 @@ impl Inner {
         }
     }
 
-    /// Destroys every object (or, after a timeout, leaks them) and returns what validation
-    /// said during teardown.
+    /// After a timed-out job: if its fence has signalled since (the job ended after all),
+    /// frees what it used and makes the Context usable again. Cheap: one fence status query.
+    pub fn try_recover(&mut self) {
+        if !matches!(self.health, Health::Abandoned(_)) {
+            return;
+        }
+        // SAFETY: the fence belongs to this device; querying its status is always valid.
+        match unsafe { self.device.get_fence_status(self.fence) } {
+            Ok(true) => self.health = Health::Good,
+            // Objects of a lost device may be destroyed: nothing runs on it any more.
+            Err(vk::Result::ERROR_DEVICE_LOST) => self.health = Health::Lost,
+            Ok(false) | Err(_) => return,
+        }
+        if let Some(resources) = self.abandoned.take() {
+            self.free(resources);
+        }
+        // Whatever validation said about the abandoned job belongs to no later job.
+        let _ = self.take_messages();
+    }
+
+    /// Destroys every object (or, while a timed-out job may still run, leaks them) and returns
+    /// what validation said during teardown.
     pub fn teardown(&mut self) -> Result<(), DriverError> {
         if self.torn_down {
             return Ok(());
         }
         self.torn_down = true;
+        self.try_recover();
         if let Health::Abandoned(_) = self.health {
             // The timed-out command buffer may still run on the device (lavapipe keeps
-            // executing it on its worker thread): destroying the device, its memory or the
-            // instance would pull memory from under it, and waiting for idle would never
+            // executing it on its worker threads): destroying the device, its memory or the
+            // instance would pull memory from under it, and waiting for idle might never
             // return. Leak everything instead.
+            std::mem::forget(self.abandoned.take());
             std::mem::forget(self.allocator.take());
             std::mem::forget(self.instance.take());
             return Ok(());

@@ -85,17 +85,23 @@
 //! the binding count, the push-constant size and the subgroup requirements.
 //!
 //! **Timeouts.** Vulkan has no way to abandon a submitted command buffer. When the fence wait
-//! times out, [`Context::run`] returns [`DriverError::Timeout`] and the Context is poisoned:
-//! the job's buffers, memory and command buffer are deliberately leaked (freeing them under a
-//! running shader would be a use-after-free), every later job fails with
-//! [`DriverError::Poisoned`] at once, and dropping the Context leaks the device and instance
-//! instead of waiting for an idle device that may never come. A fresh Context can be opened
-//! at once. On lavapipe (Mesa 22.3.6, measured by `tests/timeout.rs`): a `loop {}` shader
-//! does not run forever, because llvmpipe gives each invocation a budget of 65535 loop
-//! iterations shared by all its loops and then silently breaks out; a job that really runs
-//! past its timeout (a huge grid of such loops) returns `Timeout` after the timeout (2.0 s
-//! for 2 s), keeps lavapipe's worker threads busy until it finishes or the process exits, and
-//! the process still exits normally. So the recompiler must bound guest loops itself (an
+//! times out, [`Context::run`] returns [`DriverError::Timeout`] and the Context is poisoned
+//! while the job may still run: its buffers, memory and command buffer are kept (freeing them
+//! under a running shader would be a use-after-free) and every later job fails at once with
+//! [`DriverError::Poisoned`]. Each later call ([`Context::run`], [`Context::is_poisoned`],
+//! closing) first asks the fence: once the job has ended after all, its resources are freed
+//! and the Context works again. A job that never ends keeps it poisoned, and dropping it then
+//! leaks the device and instance instead of waiting for an idle device that may never come; a
+//! fresh Context can be opened at once.
+//!
+//! On lavapipe (Mesa 22.3.6, measured by `tests/timeout.rs` and `tests/timeout_recovery.rs`):
+//! a `loop {}` shader does not run forever, because llvmpipe gives each invocation a budget
+//! of 65535 loop iterations shared by all its loops and then silently breaks out. A job that
+//! really runs past its timeout (a huge grid of such loops) returns `Timeout` after the
+//! timeout (2.0 s for 2 s) and keeps lavapipe's worker threads busy until it finishes or the
+//! process exits; a new Context opened meanwhile works, and the process still exits
+//! normally. A job that ends later (about 2 s of work under a 100 ms timeout) leaves its
+//! Context usable again once it has. So the recompiler must bound guest loops itself (an
 //! instruction budget in the generated code), both to avoid timeouts and because on lavapipe
 //! a long loop would otherwise be cut short without a word.
 //!
@@ -112,8 +118,8 @@
 //!   is used with, owned by exactly one Rust value, and destroyed once, children before
 //!   parents (job objects, then pipelines, memory, fence and command pool, then the device,
 //!   the messenger, the instance, and last the loader). Nothing is destroyed while the device
-//!   may still use it: job resources are freed only after their fence signalled, and after a
-//!   timeout they are never freed.
+//!   may still use it: job resources are freed only after their fence signalled (after a
+//!   timeout, only once a later status query finds it signalled; otherwise never).
 //! - *Valid create infos.* Every pointer in a create info (names, arrays, chained `pNext`
 //!   structs) points to data that outlives the call; ash's builders tie them by lifetime.
 //!   Structures are chained only when the device's version or extensions provide them, and

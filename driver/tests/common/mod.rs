@@ -252,3 +252,54 @@ pub fn job<'a>(
         timeout: std::time::Duration::from_secs(20),
     }
 }
+
+/// `while (in[0] == 0) { out[0] += 1; }` (binding 0 in, binding 1 out), one lane: with `in`
+/// zero it loops forever, with a side effect so no compiler may delete the loop. (lavapipe
+/// cuts it off after 65535 iterations, see tests/timeout.rs.)
+pub const FOREVER: &str = r#"
+               OpCapability Shader
+               OpMemoryModel Logical GLSL450
+               OpEntryPoint GLCompute %main "main"
+               OpExecutionMode %main LocalSize 1 1 1
+               OpDecorate %arr ArrayStride 4
+               OpMemberDecorate %Buf 0 Offset 0
+               OpDecorate %Buf Block
+               OpDecorate %in DescriptorSet 0
+               OpDecorate %in Binding 0
+               OpDecorate %out DescriptorSet 0
+               OpDecorate %out Binding 1
+       %void = OpTypeVoid
+         %fn = OpTypeFunction %void
+       %uint = OpTypeInt 32 0
+       %bool = OpTypeBool
+        %arr = OpTypeRuntimeArray %uint
+        %Buf = OpTypeStruct %arr
+      %p_Buf = OpTypePointer StorageBuffer %Buf
+         %in = OpVariable %p_Buf StorageBuffer
+        %out = OpVariable %p_Buf StorageBuffer
+     %p_uint = OpTypePointer StorageBuffer %uint
+     %uint_0 = OpConstant %uint 0
+     %uint_1 = OpConstant %uint 1
+       %main = OpFunction %void None %fn
+      %entry = OpLabel
+       %in_p = OpAccessChain %p_uint %in %uint_0 %uint_0
+      %out_p = OpAccessChain %p_uint %out %uint_0 %uint_0
+               OpBranch %header
+     %header = OpLabel
+               OpLoopMerge %merge %continue None
+               OpBranch %cond
+       %cond = OpLabel
+          %v = OpLoad %uint %in_p
+       %zero = OpIEqual %bool %v %uint_0
+               OpBranchConditional %zero %body %merge
+       %body = OpLabel
+          %o = OpLoad %uint %out_p
+         %o1 = OpIAdd %uint %o %uint_1
+               OpStore %out_p %o1
+               OpBranch %continue
+   %continue = OpLabel
+               OpBranch %header
+      %merge = OpLabel
+               OpReturn
+               OpFunctionEnd
+"#;
