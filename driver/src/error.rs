@@ -188,3 +188,66 @@ impl<T> VkContext<T> for Result<T, vk::Result> {
         self.map_err(|r| DriverError::vk(call, r))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_tell_the_user_what_to_do() {
+        let e = DriverError::NoVulkan {
+            library: "libvulkan.so.1",
+            reason: "libvulkan.so.1: cannot open shared object file".into(),
+        };
+        let t = e.to_string();
+        assert!(t.contains("libvulkan.so.1") && t.contains("libvulkan1"), "{t}");
+        assert!(t.contains("mesa-vulkan-drivers"), "{t}");
+        assert!(DriverError::NoDevice.to_string().contains("mesa-vulkan-drivers"));
+        let t = DriverError::DeviceNotFound {
+            wanted: "radv".into(),
+            available: vec!["llvmpipe (LLVM 15.0.6, 256 bits)".into()],
+        }
+        .to_string();
+        assert!(t.contains("\"radv\"") && t.contains("llvmpipe (LLVM"), "{t}");
+        let t = DriverError::DeviceAmbiguous {
+            wanted: None,
+            candidates: vec!["A".into(), "B".into()],
+        }
+        .to_string();
+        assert!(t.contains("several") && t.contains("\"A\", \"B\""), "{t}");
+        let t = DriverError::Limit {
+            what: "push constants in bytes (maxPushConstantsSize)".into(),
+            requested: 132,
+            limit: 128,
+        }
+        .to_string();
+        assert_eq!(
+            t,
+            "push constants in bytes (maxPushConstantsSize): 132 is beyond the device's limit of 128"
+        );
+        let t = DriverError::ShaderRejected {
+            result: Some(vk::Result::ERROR_UNKNOWN),
+            reason: "the driver refused".into(),
+            messages: vec!["m1".into()],
+        }
+        .to_string();
+        assert_eq!(t, "shader rejected: the driver refused (ERROR_UNKNOWN)\n  m1");
+        let t = DriverError::Timeout {
+            waited: Duration::from_secs(2),
+        }
+        .to_string();
+        assert!(t.contains("2s"), "{t}");
+        assert_eq!(
+            DriverError::vk("vkCreateBuffer", vk::Result::ERROR_OUT_OF_DEVICE_MEMORY).to_string(),
+            "out of memory: vkCreateBuffer: out of device memory"
+        );
+        assert!(matches!(
+            DriverError::vk("vkQueueSubmit", vk::Result::ERROR_DEVICE_LOST),
+            DriverError::DeviceLost
+        ));
+        assert_eq!(
+            DriverError::vk("vkCreateFence", vk::Result::ERROR_UNKNOWN).to_string(),
+            "vkCreateFence failed: ERROR_UNKNOWN"
+        );
+    }
+}
