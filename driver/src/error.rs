@@ -200,15 +200,23 @@ mod tests {
             reason: "libvulkan.so.1: cannot open shared object file".into(),
         };
         let t = e.to_string();
-        assert!(t.contains("libvulkan.so.1") && t.contains("libvulkan1"), "{t}");
+        assert!(
+            t.contains("libvulkan.so.1") && t.contains("libvulkan1"),
+            "{t}"
+        );
         assert!(t.contains("mesa-vulkan-drivers"), "{t}");
-        assert!(DriverError::NoDevice.to_string().contains("mesa-vulkan-drivers"));
+        assert!(DriverError::NoDevice
+            .to_string()
+            .contains("mesa-vulkan-drivers"));
         let t = DriverError::DeviceNotFound {
             wanted: "radv".into(),
             available: vec!["llvmpipe (LLVM 15.0.6, 256 bits)".into()],
         }
         .to_string();
-        assert!(t.contains("\"radv\"") && t.contains("llvmpipe (LLVM"), "{t}");
+        assert!(
+            t.contains("\"radv\"") && t.contains("llvmpipe (LLVM"),
+            "{t}"
+        );
         let t = DriverError::DeviceAmbiguous {
             wanted: None,
             candidates: vec!["A".into(), "B".into()],
@@ -231,7 +239,10 @@ mod tests {
             messages: vec!["m1".into()],
         }
         .to_string();
-        assert_eq!(t, "shader rejected: the driver refused (ERROR_UNKNOWN)\n  m1");
+        assert_eq!(
+            t,
+            "shader rejected: the driver refused (ERROR_UNKNOWN)\n  m1"
+        );
         let t = DriverError::Timeout {
             waited: Duration::from_secs(2),
         }
