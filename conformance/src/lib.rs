@@ -11,6 +11,7 @@
 
 pub mod backends;
 pub mod known;
+pub mod vulkan;
 
 use measurements::compare::{compare_cell, Verdict};
 use measurements::job::{plan_jobs, Backend, BackendError};

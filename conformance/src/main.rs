@@ -27,7 +27,8 @@ struct Cli {
     /// Measurement folder (a suite, or a folder of suites); repeatable. Default: the bundled measurements.
     #[arg(long = "measurements", value_name = "DIR")]
     measurements: Vec<PathBuf>,
-    /// Backend: model, vulkan[:NAME] or all; repeatable. Default: model.
+    /// Backend: model, vulkan (lavapipe or the only device), vulkan:NAME (device name contains NAME) or all
+    /// (the model and every Vulkan device); repeatable. Default: model.
     #[arg(long = "backend", value_name = "NAME")]
     backends: Vec<String>,
     /// Only suites matching this name or pattern (`*` wildcard); repeatable.
@@ -48,6 +49,30 @@ struct Cli {
     /// Most mismatches listed in detail per backend.
     #[arg(long, default_value_t = 5000)]
     mismatch_limit: usize,
+    /// List the Vulkan devices the `vulkan` backend can use (name, driver, subgroup size, shared memory) and
+    /// exit.
+    #[arg(long)]
+    list_devices: bool,
+}
+
+fn list_devices() -> Result<ExitCode, String> {
+    let devs = driver::list_devices().map_err(|e| e.to_string())?;
+    if devs.is_empty() {
+        println!("no Vulkan devices");
+    }
+    for d in devs {
+        println!(
+            "{}  backend {}  driver {} {}  Vulkan {}  subgroup {}  shared memory {} bytes",
+            d.name,
+            conformance::vulkan::backend_name(&d.name),
+            d.driver_name,
+            d.driver_info,
+            d.api_version,
+            d.subgroup_size().map_or("unknown".to_string(), |s| s.to_string()),
+            d.limits.max_compute_shared_memory_size,
+        );
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 fn main() -> ExitCode {
@@ -62,6 +87,9 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: Cli) -> Result<ExitCode, String> {
+    if cli.list_devices {
+        return list_devices();
+    }
     let dirs = if cli.measurements.is_empty() {
         vec![measurements::bundled_data_dir()]
     } else {

@@ -5,7 +5,7 @@ use crate::lower::{Bin, Cmp, Lower, Ty};
 use crate::program::{flow, Flow, Need, Program};
 use crate::spv::{Array, Emit, Sv};
 use crate::{layout, Refusal, Shape};
-use reference_model::isa::{Control, Encoding, Form, Instruction, Op, Operand, Role};
+use reference_model::isa::{Instruction, Op, Operand, Role};
 use rspirv::dr::Operand as SpvOp;
 use rspirv::spirv::{self, Word};
 
@@ -24,6 +24,11 @@ pub(crate) mod sreg {
 pub(crate) const XW: u32 = 8;
 /// Scheduler words in workgroup memory: [0] current wave, [1] abort flag, then one state per wave.
 const SCHED_HEAD: u32 = 2;
+/// Exchange slots, used in turn.
+const SLOTS: u32 = 3;
+/// Words of one exchange slot: `XW` per lane. Lane masks have words of their own per wave and slot (two
+/// each), because they are built with atomic ors and must be cleared between uses.
+const SLOT_WORDS: u32 = 64 * XW;
 /// No wave left to run.
 const NO_WAVE: u32 = 0xffff_ffff;
 /// The segment id that ends a wave that faulted or timed out.
@@ -44,6 +49,8 @@ pub(crate) struct Cx<'p> {
     pub seg: Word,
     pub yld: Word,
     pub xc: Word,
+    /// The lane's pending report: kind, pc, a, b.
+    pub rep: [Word; 4],
     pub executed: Word,
     pub wstate: Word,
     pub mode: Word,
@@ -54,6 +61,8 @@ pub(crate) struct Cx<'p> {
     pub status: Array,
     pub lds: Array,
     pub xch: Array,
+    /// Lane masks: two words per wave and exchange slot.
+    pub masks: Array,
     pub sched: Array,
     /// (segment id, label) of every case emitted so far.
     cases: Vec<(u32, Word)>,
@@ -364,31 +373,58 @@ impl<'p> Cx<'p> {
         self.report_if(over, layout::TIMEOUT, pcv, z, zz);
     }
 
-    /// Records status `kind` (first report wins), raises the abort flag and ends this lane's wave, when
-    /// `cond` holds.
+    /// Ends this lane's wave with status `kind` when `cond` holds: the first report of the lane is kept in
+    /// function variables and written to the status buffer once the segment ends ([`Cx::flush_report`]), so
+    /// the many places that can report stay small.
     pub fn report_if(&mut self, cond: Sv, kind: u32, pc: Sv, a: Sv, b: Sv) {
+        let cur = self.get(self.rep[0]);
+        let z = self.e.k32(0);
+        let none = self.e.cmp(Cmp::Eq, cur, z);
+        let first = self.e.band(cond, none);
+        let k = self.e.k32(kind);
+        for (var, v) in [(self.rep[0], k), (self.rep[1], pc), (self.rep[2], a), (self.rep[3], b)] {
+            let old = self.get(var);
+            let n = self.e.select(first, v, old);
+            self.put(var, n);
+        }
+        let seg = self.get(self.seg);
+        let dead = self.e.k32(DEAD);
+        let n = self.e.select(cond, dead, seg);
+        self.put(self.seg, n);
+        let y = self.get(self.yld);
+        let one = self.e.k32(1);
+        let n = self.e.select(cond, one, y);
+        self.put(self.yld, n);
+    }
+
+    /// Writes this lane's pending report, if any, to the status buffer (the first report of the dispatch
+    /// wins) and raises the workgroup's abort flag.
+    pub fn flush_report(&mut self) {
         let st = self.status;
         let sched = self.sched;
-        let seg = self.seg;
-        let yld = self.yld;
+        let rep = self.rep;
         let executed = self.executed;
         let lane = self.lane;
         let wave = self.wave;
-        self.e.if_then(cond, |e| {
+        let kind = self.get(rep[0]);
+        let some = self.e.nz(kind);
+        self.e.if_then(some, |e| {
             let z = e.c32(0);
             let p0 = e.elem(st, z);
-            let k = e.c32(kind);
             let u = e.t_u32();
             let scope = e.c32(spirv::Scope::Device as u32);
             let sem = e.c32(0);
             let old = e
                 .b
-                .atomic_compare_exchange(u, None, p0, scope, sem, sem, k, z)
+                .atomic_compare_exchange(u, None, p0, scope, sem, sem, kind.id, z)
                 .expect("cas");
             let first = Sv { id: old, ty: Ty::I32 };
             let zero = e.k32(0);
             let is_first = e.cmp(Cmp::Eq, first, zero);
             e.if_then(is_first, |e| {
+                let pc = e.load32(rep[1]);
+                let a = e.load32(rep[2]);
+                let b = e.load32(rep[3]);
                 let ex = e.load32(executed);
                 for (i, v) in [(1u32, pc), (2, a), (3, b), (4, ex), (5, wave), (6, lane)] {
                     let c = e.c32(i);
@@ -400,24 +436,28 @@ impl<'p> Cx<'p> {
             let pa = e.elem(sched, one);
             let wscope = e.c32(spirv::Scope::Workgroup as u32);
             e.b.atomic_store(pa, wscope, sem, one).expect("atomic store");
-            let dead = e.k32(DEAD);
-            e.store(seg, dead);
-            let onev = e.k32(1);
-            e.store(yld, onev);
         });
     }
 
-    /// The exchange slot of this wave's current exchange (alternating, so a segment may read one slot and
-    /// publish into the other).
-    fn slot(&mut self) -> Sv {
+    /// The first word of the current exchange's slot. A wave's exchanges take slots 0, 1, 2 in turn: a
+    /// segment reads the slot of the exchange that ended it while it may publish into the next one, and the
+    /// wave's lane masks of the slot after that are cleared meanwhile. Waves share the slots' words: a wave
+    /// stays current from an exchange's publication to its reads.
+    fn slot_base(&mut self, ahead: u32) -> Sv {
         let x = self.get(self.xc);
-        self.e.bink(Bin::And, x, 1)
+        let x = self.e.bink(Bin::Add, x, ahead as u64);
+        let u32t = self.e.t_u32();
+        let three = self.e.k32(SLOTS);
+        let s = Sv {
+            id: self.e.b.u_mod(u32t, None, x.id, three.id).expect("mod"),
+            ty: Ty::I32,
+        };
+        self.e.bink(Bin::Mul, s, SLOT_WORDS as u64)
     }
 
     /// The word index of exchange word `w` of lane `lane` in the current slot.
     pub fn xword(&mut self, lane: Sv, w: u32) -> Sv {
-        let s = self.slot();
-        let base = self.e.bink(Bin::Mul, s, 64 * XW as u64);
+        let base = self.slot_base(0);
         let l = self.e.bink(Bin::Mul, lane, XW as u64);
         let i = self.e.bin(Bin::Add, base, l);
         self.e.bink(Bin::Add, i, w as u64)
@@ -444,17 +484,63 @@ impl<'p> Cx<'p> {
         self.put(self.xc, x);
     }
 
-    /// The wave's mask of the boolean each lane published as word 0 (after a cut).
+    /// The first of the two lane-mask words of this wave's slot `ahead` exchanges from the current one.
+    fn mask_word(&mut self, ahead: u32) -> Sv {
+        let x = self.get(self.xc);
+        let x = self.e.bink(Bin::Add, x, ahead as u64);
+        let u32t = self.e.t_u32();
+        let three = self.e.k32(SLOTS);
+        let s = Sv {
+            id: self.e.b.u_mod(u32t, None, x.id, three.id).expect("mod"),
+            ty: Ty::I32,
+        };
+        let w = self.e.bink(Bin::Mul, self.wave, SLOTS as u64);
+        let i = self.e.bin(Bin::Add, w, s);
+        self.e.bink(Bin::Mul, i, 2)
+    }
+
+    /// Sets this lane's bit of the current slot's lane mask when `b` (a ballot: one atomic or per lane),
+    /// and clears the wave's mask of the slot after the next, which no segment reads or writes now (the
+    /// last read of it was before the barrier that began this segment; the next or into it comes after the
+    /// next barrier).
+    pub fn publish_bit(&mut self, b: Sv) {
+        let at = self.mask_word(0);
+        let half = self.e.bink(Bin::LShr, self.lane, 5);
+        let at = self.e.bin(Bin::Add, at, half);
+        let bit = self.e.b2i(b, Ty::I32);
+        let sh = self.e.bink(Bin::And, self.lane, 31);
+        let v = self.e.bin(Bin::Shl, bit, sh);
+        let p = self.e.elem(self.masks, at.id);
+        let u32t = self.e.t_u32();
+        let scope = self.e.c32(spirv::Scope::Workgroup as u32);
+        let sem = self.e.c32(0);
+        self.e
+            .b
+            .atomic_or(u32t, None, p, scope, sem, v.id)
+            .expect("atomic or");
+        let at = self.mask_word(1);
+        let z = self.e.k32(0);
+        let first = self.e.cmp(Cmp::Eq, self.lane, z);
+        let masks = self.masks;
+        self.e.if_then(first, |e| {
+            for k in 0..2 {
+                let i = e.bink(Bin::Add, at, k);
+                let p = e.elem(masks, i.id);
+                let z = e.k32(0);
+                e.store(p, z);
+            }
+        });
+    }
+
+    /// The wave's lane mask published with [`Cx::publish_bit`] (after a cut).
     pub fn gather_mask(&mut self) -> Sv {
-        let mut m = self.e.k64(0);
-        for l in 0..self.shape.wave {
-            let lv = self.e.k32(l);
-            let b = self.fetch(lv, 0);
-            let b = self.e.zext(b);
-            let b = self.e.bink(Bin::Shl, b, l as u64);
-            m = self.e.bin(Bin::Or, m, b);
-        }
-        m
+        let at = self.mask_word(0);
+        let p = self.e.elem(self.masks, at.id);
+        let lo = self.e.load32(p);
+        let at1 = self.e.bink(Bin::Add, at, 1);
+        let p = self.e.elem(self.masks, at1.id);
+        let hi = self.e.load32(p);
+        self.e.pack(lo, hi)
     }
 }
 
@@ -486,7 +572,7 @@ pub(crate) enum Done {
 }
 
 /// Compiles `prog` for `shape`.
-pub(crate) fn compile(prog: &Program, shape: Shape) -> Result<Vec<u32>, Refusal> {
+pub(crate) fn compile(prog: &Program, shape: Shape) -> Result<(Vec<u32>, bool), Refusal> {
     let mut e = Emit::new();
     let void = e.t_void();
     let fn_ty = e.b.type_function(void, []);
@@ -504,10 +590,19 @@ pub(crate) fn compile(prog: &Program, shape: Shape) -> Result<Vec<u32>, Refusal>
     let mem = e.storage_buffer(layout::BIND_MEM, "guest_memory");
     let info = e.storage_buffer(layout::BIND_INFO, "launch_info");
     let status = e.storage_buffer(layout::BIND_STATUS, "status");
-    let lds = e.storage_buffer(layout::BIND_LDS, "lds");
     let waves = shape.waves();
-    let xch = e.workgroup_array(2 * 64 * XW, "exchange");
+    let xch = e.workgroup_array(SLOTS * SLOT_WORDS, "exchange");
     let sched = e.workgroup_array(SCHED_HEAD + waves, "scheduler");
+    let masks = e.workgroup_array(waves * SLOTS * 2, "lane_masks");
+    let own = 4 * (SLOTS * SLOT_WORDS + SCHED_HEAD + waves + waves * SLOTS * 2);
+    let lds_words = shape.lds_bytes.div_ceil(4);
+    let lds_in_workgroup =
+        lds_words > 0 && own.checked_add(4 * lds_words).is_some_and(|n| n <= shape.shared_bytes);
+    let lds = if lds_in_workgroup {
+        e.workgroup_array(lds_words, "lds")
+    } else {
+        e.storage_buffer(layout::BIND_LDS, "lds")
+    };
 
     let main = e
         .b
@@ -536,6 +631,15 @@ pub(crate) fn compile(prog: &Program, shape: Shape) -> Result<Vec<u32>, Refusal>
     let executed = e.local(Ty::I32);
     let wstate = e.local(Ty::I32);
     let mode = e.local(Ty::I32);
+    let rep = [e.local(Ty::I32), e.local(Ty::I32), e.local(Ty::I32), e.local(Ty::I32)];
+    for r in rep {
+        let z = e.k32(0);
+        e.store(r, z);
+    }
+    let cut = e.local(Ty::I32);
+    let z0 = e.k32(0);
+    e.store(cut, z0);
+    e.loop_cut = Some(cut);
     let mut cx = Cx {
         e,
         prog,
@@ -546,6 +650,7 @@ pub(crate) fn compile(prog: &Program, shape: Shape) -> Result<Vec<u32>, Refusal>
         seg,
         yld,
         xc,
+        rep,
         executed,
         wstate,
         mode,
@@ -556,6 +661,7 @@ pub(crate) fn compile(prog: &Program, shape: Shape) -> Result<Vec<u32>, Refusal>
         status,
         lds,
         xch,
+        masks,
         sched,
         cases: Vec::new(),
         sw_merge: 0,
@@ -610,6 +716,22 @@ pub(crate) fn compile(prog: &Program, shape: Shape) -> Result<Vec<u32>, Refusal>
     cx.put(gw, g1);
     cx.e.b.branch(l0_header).expect("branch");
     cx.e.block(l0_merge);
+    // The loop ends when every group ran or a wave stopped the job.
+    let g = cx.get(gw);
+    let all = cx.e.cmp(Cmp::UGe, g, totalv);
+    let one = cx.e.k32(1);
+    let pa = cx.e.elem(sched, one.id);
+    let abort = cx.e.load32(pa);
+    let stopped = cx.e.nz(abort);
+    let fin = cx.e.bor(all, stopped);
+    cx.e.check_loop_end(fin);
+    // A loop the host cut short makes every result suspect: the job is refused, not reported.
+    let c = cx.get(cut);
+    let was_cut = cx.e.nz(c);
+    let z = cx.e.k32(0);
+    let why = cx.e.k32(layout::HOST_LOOP);
+    cx.report_if(was_cut, layout::UNSUPPORTED, z, z, why);
+    cx.flush_report();
     cx.e.b.ret().expect("ret");
     cx.e.b.end_function().expect("end");
     let local = shape.waves() * shape.wave;
@@ -619,7 +741,7 @@ pub(crate) fn compile(prog: &Program, shape: Shape) -> Result<Vec<u32>, Refusal>
         .execution_mode(main, spirv::ExecutionMode::LocalSize, [local, 1, 1]);
     let module = cx.e.b.module();
     use rspirv::binary::Assemble;
-    Ok(module.assemble())
+    Ok((module.assemble(), lds_in_workgroup))
 }
 
 /// The VGPRs the program names (one past the highest), or all 256 with relative addressing.
@@ -660,6 +782,30 @@ fn init_group(cx: &mut Cx, g: Sv) {
     }
     let m = cx.e.k32(shape.mode);
     cx.put(cx.mode, m);
+    // Every workgroup starts with a zeroed LDS, as the model's; the invocations clear it together (the
+    // barrier after this function orders it before the first access).
+    let lds_words = shape.lds_bytes.div_ceil(4);
+    if lds_words > 0 {
+        let local = shape.waves() * shape.wave;
+        let per = lds_words.div_ceil(local);
+        let n = cx.e.k32(per);
+        let lds = cx.lds;
+        let tid0 = {
+            let first = cx.e.bink(Bin::Mul, cx.wave, shape.wave as u64);
+            cx.e.bin(Bin::Add, first, cx.lane)
+        };
+        cx.e.for_range(n, |e, i| {
+            let at = e.bink(Bin::Mul, i, local as u64);
+            let at = e.bin(Bin::Add, at, tid0);
+            let k = e.k32(lds_words);
+            let inside = e.cmp(Cmp::ULt, at, k);
+            e.if_then(inside, |e| {
+                let p = e.elem(lds, at.id);
+                let z = e.k32(0);
+                e.store(p, z);
+            });
+        });
+    }
     let entry = cx.leader_ids.iter().find(|(l, _)| *l == 0).map_or(DEAD, |(_, id)| *id);
     let ev = cx.e.k32(entry);
     cx.put(cx.seg, ev);
@@ -722,10 +868,16 @@ fn init_group(cx: &mut Cx, g: Sv) {
     let is0 = cx.e.cmp(Cmp::Eq, tid, z);
     let sched = cx.sched;
     let waves = shape.waves();
+    let masks = cx.masks;
     cx.e.if_then(is0, |e| {
         let z = e.c32(0);
         let p = e.elem(sched, z);
         e.b.store(p, z, None, []).expect("store");
+        for i in 0..waves * SLOTS * 2 {
+            let i = e.c32(i);
+            let p = e.elem(masks, i);
+            e.b.store(p, z, None, []).expect("store");
+        }
         for w in 0..waves {
             let k = e.c32(SCHED_HEAD + w);
             let p = e.elem(sched, k);
@@ -786,6 +938,18 @@ fn dispatch(cx: &mut Cx) -> Result<(), Refusal> {
     cx.e.block(l1_cont);
     cx.e.b.branch(l1_header).expect("branch");
     cx.e.block(l1_merge);
+    // Ended by the scheduler (no wave left) or the abort flag, never otherwise.
+    let z = cx.e.c32(0);
+    let pc0 = cx.e.elem(cx.sched, z);
+    let cur = cx.e.load32(pc0);
+    let none = cx.e.k32(NO_WAVE);
+    let finished = cx.e.cmp(Cmp::Eq, cur, none);
+    let one = cx.e.c32(1);
+    let pa = cx.e.elem(cx.sched, one);
+    let abort = cx.e.load32(pa);
+    let aborted = cx.e.nz(abort);
+    let fin = cx.e.bor(finished, aborted);
+    cx.e.check_loop_end(fin);
     Ok(())
 }
 
@@ -839,6 +1003,7 @@ fn run_wave(cx: &mut Cx) -> Result<(), Refusal> {
         .collect();
     cx.e.b.switch(segv.id, default, cases).expect("switch");
     cx.e.block(sw_merge);
+    cx.flush_report();
     let y = cx.get(cx.yld);
     let yn = cx.e.nz(y);
     cx.e
@@ -848,6 +1013,9 @@ fn run_wave(cx: &mut Cx) -> Result<(), Refusal> {
     cx.e.block(l2_cont);
     cx.e.b.branch(l2_header).expect("branch");
     cx.e.block(l2_merge);
+    let y = cx.get(cx.yld);
+    let fin = cx.e.nz(y);
+    cx.e.check_loop_end(fin);
     schedule(cx);
     Ok(())
 }

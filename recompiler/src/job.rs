@@ -30,11 +30,26 @@ pub struct Prepared {
     pub arrays: Vec<(String, usize, usize)>,
 }
 
-/// The instruction budget a wave gets by default: the model's.
-pub const DEFAULT_BUDGET: u32 = 1_000_000;
+/// What the device and the caller decide about a compiled job.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// Instructions one wave may execute before the job ends with a timeout (the model's default).
+    pub budget: u32,
+    /// The device's `maxComputeSharedMemorySize`: LDS is workgroup memory when it fits (see [`Shape`]).
+    pub shared_bytes: u32,
+}
 
-/// Compiles `job` and lays out its buffers. A wave past `budget` instructions ends the job with a timeout.
-pub fn prepare(job: &Job, budget: u32) -> Result<Prepared, BackendError> {
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            budget: 1_000_000,
+            shared_bytes: 0,
+        }
+    }
+}
+
+/// Compiles `job` and lays out its buffers.
+pub fn prepare(job: &Job, options: Options) -> Result<Prepared, BackendError> {
     let target = target_of(&job.target).ok_or_else(|| BackendError::Unsupported {
         instruction: format!("target {}", job.target),
         reason: "the recompiler knows gfx1013 and the gfx1030 family (rdna2, gfx1030..gfx1036)".into(),
@@ -80,8 +95,10 @@ pub fn prepare(job: &Job, budget: u32) -> Result<Prepared, BackendError> {
         tgid: k.tgid,
         user_sgprs: user_sgprs.len() as u32,
         lds_bytes: k.lds_bytes,
-        budget,
+        budget: options.budget,
         mode: mode.to_hwreg(),
+        regions: regions.len() as u32,
+        shared_bytes: options.shared_bytes,
     };
     let module = compile(target, &k.words(), shape).map_err(unsupported)?;
 
@@ -146,10 +163,25 @@ impl Prepared {
                     instructions: word(4) as u64,
                 })
             }
+            layout::UNSUPPORTED if word(3) == layout::HOST_LOOP => {
+                return Err(BackendError::Unsupported {
+                    instruction: "dispatch".into(),
+                    reason: "the device ended one of the module's loops early (lavapipe stops an invocation's \
+                             loops after 65535 iterations in all); the results cannot be trusted"
+                        .into(),
+                })
+            }
             layout::UNSUPPORTED => {
                 return Err(BackendError::Unsupported {
                     instruction: format!("segment {}", word(1)),
                     reason: "control reached a word no translated block starts at".into(),
+                })
+            }
+            layout::LDS_FAULT => {
+                return Err(BackendError::Fault {
+                    address: word(2) as u64 | (word(3) as u64) << 32,
+                    pc: word(1),
+                    reason: format!("misaligned LDS access (the hardware faults the wave; wave {}, lane {})", word(5), word(6)),
                 })
             }
             k => return Err(BackendError::Device(format!("status word 0 is {k}, which the module never writes"))),

@@ -65,6 +65,13 @@ pub struct Shape {
     pub budget: u32,
     /// The MODE hardware register at launch (float mode fields, IEEE, DX10_CLAMP, FP16_OVFL).
     pub mode: u32,
+    /// Memory regions in the launch info (the job's arrays and kernel arguments): the shader's address
+    /// lookup is unrolled over them.
+    pub regions: u32,
+    /// The device's workgroup-memory limit in bytes (`maxComputeSharedMemorySize`): LDS is workgroup memory
+    /// when it fits beside the exchange area, else a storage buffer (binding [`layout::BIND_LDS`]). 0 keeps
+    /// LDS in the buffer.
+    pub shared_bytes: u32,
 }
 
 impl Shape {
@@ -98,8 +105,13 @@ pub mod layout {
     pub const TIMEOUT: u32 = 2;
     /// Status kind: the program reached something the module cannot run (word 3: why).
     pub const UNSUPPORTED: u32 = 3;
+    /// Status kind: a misaligned LDS access, which faults the wave (words 1..3: pc, LDS address lo, hi).
+    pub const LDS_FAULT: u32 = 4;
     /// Unsupported detail: control reached a word no translated block starts at (word 1: its segment).
     pub const BAD_PC: u32 = 1;
+    /// Unsupported detail: a loop of the module ended before its condition did: the host device cut it
+    /// short (lavapipe ends every invocation's loops after 65535 iterations in all, without an error).
+    pub const HOST_LOOP: u32 = 2;
     /// Status words: kind, pc, a, b, executed, wave, lane.
     pub const STATUS_WORDS: u32 = 8;
 }
@@ -111,7 +123,14 @@ pub struct Module {
     pub spirv: Vec<u32>,
     /// Invocations of the one host workgroup the module runs in.
     pub local_size: u32,
+    /// Whether LDS is workgroup memory (else the buffer at [`layout::BIND_LDS`]).
+    pub lds_in_workgroup: bool,
 }
+
+/// The most guest workgroups one module runs (they run one after another in one host workgroup).
+pub const MAX_GROUPS: u32 = 1 << 20;
+/// The most memory regions a launch maps.
+pub const MAX_REGIONS: u32 = 64;
 
 /// Compiles the kernel `words` for `target` and `shape`.
 pub fn compile(target: Target, words: &[u32], shape: Shape) -> Result<Module, Refusal> {
@@ -127,10 +146,27 @@ pub fn compile(target: Target, words: &[u32], shape: Shape) -> Result<Module, Re
             reason: format!("{} threads per workgroup (gfx10 allows 1 to 1024)", shape.threads),
         });
     }
+    let groups = shape.groups.iter().try_fold(1u32, |a, &g| a.checked_mul(g));
+    if groups.is_none_or(|g| g > MAX_GROUPS) {
+        return Err(Refusal {
+            instruction: "launch".into(),
+            reason: format!(
+                "a grid of {:?} workgroups (the recompiled module runs them one after another; at most {MAX_GROUPS})",
+                shape.groups
+            ),
+        });
+    }
+    if shape.regions > MAX_REGIONS {
+        return Err(Refusal {
+            instruction: "launch".into(),
+            reason: format!("{} memory regions (at most {MAX_REGIONS})", shape.regions),
+        });
+    }
     let prog = program::Program::decode(target, words)?;
-    let spirv = compile::compile(&prog, shape)?;
+    let (spirv, lds_in_workgroup) = compile::compile(&prog, shape)?;
     Ok(Module {
         spirv,
         local_size: shape.waves() * shape.wave,
+        lds_in_workgroup,
     })
 }

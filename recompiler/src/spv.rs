@@ -37,6 +37,9 @@ pub struct Emit {
     k32s: HashMap<u32, Word>,
     k64s: HashMap<u64, Word>,
     kb: [Option<Word>; 2],
+    /// A u32 function variable set to 1 when a loop ended before its condition did (the host cut it short);
+    /// `None` until the module declares it.
+    pub loop_cut: Option<Word>,
 }
 
 /// A storage buffer or workgroup array of u32 words: the variable and its storage class.
@@ -67,6 +70,7 @@ impl Emit {
             k32s: HashMap::new(),
             k64s: HashMap::new(),
             kb: [None, None],
+            loop_cut: None,
         }
     }
 
@@ -354,6 +358,21 @@ impl Emit {
         self.store(i, next);
         self.b.branch(header).expect("branch");
         self.block(merge);
+        let iv = self.load32(i);
+        let done = self.cmp(Cmp::UGe, iv, n);
+        self.check_loop_end(done);
+    }
+
+    /// Records in [`Emit::loop_cut`] that a loop ended early unless `finished` holds: lavapipe leaves an
+    /// invocation's loops after 65535 iterations in all, silently, so every loop checks its own ending.
+    pub fn check_loop_end(&mut self, finished: Sv) {
+        if let Some(var) = self.loop_cut {
+            let early = self.bnot(finished);
+            self.if_then(early, |e| {
+                let one = e.k32(1);
+                e.store(var, one);
+            });
+        }
     }
 
     fn glsl(&mut self, t: Ty, inst: u32, args: &[Word]) -> Sv {

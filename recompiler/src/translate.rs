@@ -454,10 +454,7 @@ fn sopp(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
         | STtracedataImm | SInstPrefetch | SClause | SWaitcntDepctr | SCodeEnd | SVersion | SWaitIdle
         | SWakeup => Ok(Done::Next),
         // The debug conditions are false outside a debugger (rule salu.cdbg_not_taken).
-        SCbranchCdbgsys | SCbranchCdbguser | SCbranchCdbgsysOrUser | SCbranchCdbgsysAndUser => {
-            cx.jump(next);
-            Ok(Done::Ended)
-        }
+        SCbranchCdbgsys | SCbranchCdbguser | SCbranchCdbgsysOrUser | SCbranchCdbgsysAndUser => Ok(Done::Next),
         SEndpgm | SEndpgmSaved | SEndpgmOrderedPsDone | SSetkill => {
             cx.end_wave();
             Ok(Done::Ended)
@@ -816,8 +813,7 @@ fn vector(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
         }
         let r = valu::compare(&mut cx.e, op, a, b).expect("an integer compare");
         let bit = cx.e.band(r, active);
-        let bv = cx.e.b2i(bit, Ty::I32);
-        cx.publish(0, bv);
+        cx.publish_bit(bit);
         cx.cut();
         let mask = cx.gather_mask();
         cx.next_slot();
@@ -900,8 +896,7 @@ fn vector(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
             let d = vdst()?;
             write32(cx, inst, pc, d, v, active)?;
             let bit = cx.e.band(co, active);
-            let bv = cx.e.b2i(bit, Ty::I32);
-            cx.publish(0, bv);
+            cx.publish_bit(bit);
             cx.cut();
             let mask = cx.gather_mask();
             cx.next_slot();
@@ -946,8 +941,7 @@ fn vector(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
             cx.vset_if(d, lo, active);
             cx.vset_if(d + 1, hi, active);
             let bit = cx.e.band(co, active);
-            let bv = cx.e.b2i(bit, Ty::I32);
-            cx.publish(0, bv);
+            cx.publish_bit(bit);
             cx.cut();
             let mask = cx.gather_mask();
             cx.next_slot();
@@ -1136,16 +1130,14 @@ impl Cx<'_> {
         let result = self.e.local(Ty::I32);
         let none = self.e.k32(u32::MAX);
         self.e.store(result, none);
-        let k = self.e.c32(layout::INFO_REGIONS);
-        let p = self.e.elem(self.info, k);
-        let n = self.e.load32(p);
         let info = self.info;
-        self.e.for_range(n, |e, i| {
-            let base = e.bink(Bin::Mul, i, 4);
-            let base = e.bink(Bin::Add, base, layout::INFO_REGIONS as u64 + 1);
-            let word = |e: &mut crate::spv::Emit, k: u64| {
-                let idx = e.bink(Bin::Add, base, k);
-                let p = e.elem(info, idx.id);
+        // Unrolled over the launch's regions: no loop, so nothing counts against a host loop limit.
+        for i in 0..self.shape().regions {
+            let e = &mut self.e;
+            let base = layout::INFO_REGIONS + 1 + 4 * i;
+            let word = |e: &mut crate::spv::Emit, k: u32| {
+                let idx = e.c32(base + k);
+                let p = e.elem(info, idx);
                 e.load32(p)
             };
             let lo = word(e, 0);
@@ -1168,7 +1160,7 @@ impl Cx<'_> {
             let cur = e.load32(result);
             let r = e.select(inside, at, cur);
             e.store(result, r);
-        });
+        }
         self.e.load32(result)
     }
 
@@ -1218,28 +1210,44 @@ impl Cx<'_> {
     /// Writes the low `len` bytes of `v` at byte offset `off` of guest memory when `cond` (read-modify-write of
     /// the dwords it touches; only the wave's first lane writes memory, so nothing races).
     fn write_if(&mut self, cond: Sv, off: Sv, len: u32, v: Sv) {
-        let z = self.e.k32(0);
-        let safe = self.e.select(cond, off, z);
-        // A guarded write: the dword is rewritten with its own value when the store does not happen.
-        for i in 0..len {
-            let o = self.e.bink(Bin::Add, safe, i as u64);
-            let w = self.e.bink(Bin::LShr, o, 2);
-            let b = self.e.bink(Bin::And, o, 3);
-            let sh = self.e.bink(Bin::Mul, b, 8);
-            let p = self.e.elem(self.mem, w.id);
-            let old = self.e.load32(p);
-            let ff = self.e.k32(0xff);
-            let m = self.e.bin(Bin::Shl, ff, sh);
-            let nm = self.e.un(crate::lower::Un::Not, m);
-            let kept = self.e.bin(Bin::And, old, nm);
-            let byte = self.e.bink(Bin::LShr, v, 8 * i as u64);
-            let byte = self.e.bink(Bin::And, byte, 0xff);
-            let placed = self.e.bin(Bin::Shl, byte, sh);
-            let n = self.e.bin(Bin::Or, kept, placed);
-            let n = self.e.select(cond, n, old);
-            self.e.store(p, n);
-        }
+        let mem = self.mem;
+        write_bytes(self, mem, cond, off, len, v);
     }
+}
+
+/// Writes the low `len` (1, 2 or 4) bytes of `v` at byte offset `off` of `arr` when `cond`, any alignment:
+/// one read-modify-write of the two dwords the bytes can touch (the second rewritten with its own value
+/// when untouched; the buffers have a dword of slack at the end, and only one lane writes at a time).
+pub(crate) fn write_bytes(cx: &mut Cx, arr: crate::spv::Array, cond: Sv, off: Sv, len: u32, v: Sv) {
+    let e = &mut cx.e;
+    let z = e.k32(0);
+    let off = e.select(cond, off, z);
+    let w = e.bink(Bin::LShr, off, 2);
+    let sh = e.bink(Bin::And, off, 3);
+    let sh = e.bink(Bin::Mul, sh, 8);
+    let sh64 = e.zext(sh);
+    let w1 = e.bink(Bin::Add, w, 1);
+    let p0 = e.elem(arr, w.id);
+    let p1 = e.elem(arr, w1.id);
+    let lo = e.load32(p0);
+    let hi = e.load32(p1);
+    let old = e.pack(lo, hi);
+    let ones = if len >= 4 { u32::MAX as u64 } else { (1u64 << (8 * len)) - 1 };
+    let m = e.k64(ones);
+    let m = e.bin(Bin::Shl, m, sh64);
+    let val = e.zext(v);
+    let val = e.bink(Bin::And, val, ones);
+    let val = e.bin(Bin::Shl, val, sh64);
+    let nm = e.un(crate::lower::Un::Not, m);
+    let kept = e.bin(Bin::And, old, nm);
+    let new = e.bin(Bin::Or, kept, val);
+    let new = e.select(cond, new, old);
+    let nlo = e.trunc(new);
+    let nhi = e.hi(new);
+    e.store(p0, nlo);
+    let touches = e.bink(Bin::LShr, m, 32);
+    let touches = e.nz(touches);
+    e.if_then(touches, |e| e.store(p1, nhi));
 }
 
 /// The bytes and extension of a sub-dword or dword load/store: (bytes, signed, dwords).
@@ -1428,6 +1436,9 @@ fn lane_loop(cx: &mut Cx, n: Sv, mut body: impl FnMut(&mut Cx, Sv)) {
     cx.e.store(i, next);
     cx.e.b.branch(header).expect("branch");
     cx.e.block(merge);
+    let iv = cx.e.load32(i);
+    let fin = cx.e.cmp(Cmp::UGe, iv, n);
+    cx.e.check_loop_end(fin);
 }
 
 /// The address and range check of bytes `[at, at + size)` of a buffer access through the V# in
