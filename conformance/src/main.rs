@@ -80,12 +80,15 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         }
     };
     let ds = Dataset::load(&dirs).map_err(|e| e.to_string())?;
-    let filter = Filter {
-        suites: cli.suites,
-        kernels: cli.kernels,
-    };
+    let filter = Filter::new(&cli.suites, &cli.kernels)?;
     if filter.selected(&ds).is_empty() {
-        return Err(format!("no suite matches {:?}", filter.suites));
+        return Err(format!("no suite matches {:?}", filter.suites.texts()));
+    }
+    if job_count(&ds, &filter) == 0 {
+        return Err(format!(
+            "no kernel of the selected suites matches {:?}",
+            filter.kernels.texts()
+        ));
     }
     let opts = Options {
         filter,

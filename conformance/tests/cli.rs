@@ -257,3 +257,72 @@ fn an_edited_measurement_is_a_mismatch_and_exits_1() {
     assert_eq!(m["actual"], "00000045");
     assert_eq!(m["differing_bits"], "00000003");
 }
+
+/// Regression: `--suite '************z'` took time exponential in the number of `*`; every pattern option now
+/// compiles to an automaton. A pattern that does not compile is a usage error naming it.
+#[test]
+fn patterns_answer_at_once_and_bad_ones_exit_2() {
+    let t = std::time::Instant::now();
+    let stars = format!("{}z", "*".repeat(40));
+    for args in [
+        &["--suite", stars.as_str()][..],
+        &["--suite", "peer-read-lane", "--kernel", stars.as_str()],
+    ] {
+        let out = conformance(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("matches") && err.contains(&stars), "{err}");
+    }
+    assert!(
+        t.elapsed() < std::time::Duration::from_secs(20),
+        "{:?}",
+        t.elapsed()
+    );
+    let out = conformance(&["--suite", "peer-[f32"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("pattern `peer-[f32`") && err.contains("unclosed"),
+        "{err}"
+    );
+    // Sets and alternatives select as a shell glob does.
+    let (v, _) = json(&["--format", "json", "--suite", "peer-{read-lane,dpp8}"]);
+    let suites: Vec<&str> = v["backends"][0]["suites"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["suite"].as_str().unwrap())
+        .collect();
+    assert_eq!(suites, ["peer-dpp8", "peer-read-lane"]);
+}
+
+/// A known difference's backend is a pattern of the same syntax; one that does not compile is named.
+#[test]
+fn known_difference_backend_patterns() {
+    let tmp = tempfile::tempdir().unwrap();
+    let known = tmp.path().join("known.toml");
+    std::fs::write(
+        &known,
+        "[[difference]]\nbackend = \"vulkan:[\"\nids = [\"M-0123456789abcdef\"]\nreason = \"x\"\n",
+    )
+    .unwrap();
+    let out = conformance(&["--known", known.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("known.toml") && err.contains("vulkan:["),
+        "{err}"
+    );
+    // `m?d*` covers the model: the bundled differences stay known under it.
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/known-differences.toml"
+    ))
+    .unwrap()
+    .replace("backend = \"model\"", "backend = \"m?d*\"");
+    assert!(text.contains("m?d*"));
+    std::fs::write(&known, text).unwrap();
+    let (v, code) = json(&["--format", "json", "--known", known.to_str().unwrap()]);
+    assert_eq!(v["backends"][0]["known_differences"], 48);
+    assert_eq!(code, 0);
+}
