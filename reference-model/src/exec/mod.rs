@@ -142,15 +142,30 @@ impl Budget {
     }
 }
 
-/// The instruction set a job's target runs: gfx1013 for the PS5, the gfx1030 family for RDNA2 parts
-/// (`rdna2`, `gfx1030`..`gfx1036`).
+/// Every target name the model accepts, with the instruction set it runs: `gfx1013` and `ps5` (the PS5 GPU)
+/// run gfx1013's tables; `rdna2` (what a row says when its source names no chip) and `gfx1030`..`gfx1036` (the
+/// RDNA2 chips) run gfx1030's. The one mapping every tool uses ([`target_of`]): rows, `oracle disasm --target`,
+/// `oracle show --disasm`.
+pub const TARGET_NAMES: [(&str, Target); 10] = [
+    ("gfx1013", Target::Gfx1013),
+    ("ps5", Target::Gfx1013),
+    ("rdna2", Target::Gfx1030),
+    ("gfx1030", Target::Gfx1030),
+    ("gfx1031", Target::Gfx1030),
+    ("gfx1032", Target::Gfx1030),
+    ("gfx1033", Target::Gfx1030),
+    ("gfx1034", Target::Gfx1030),
+    ("gfx1035", Target::Gfx1030),
+    ("gfx1036", Target::Gfx1030),
+];
+
+/// The instruction set a job's target runs ([`TARGET_NAMES`]): gfx1013 for the PS5, the gfx1030 family for
+/// RDNA2 parts (`rdna2`, `gfx1030`..`gfx1036`).
 pub fn target_of(name: &str) -> Option<Target> {
-    match name {
-        "gfx1013" | "ps5" => Some(Target::Gfx1013),
-        "rdna2" | "gfx1030" | "gfx1031" | "gfx1032" | "gfx1033" | "gfx1034" | "gfx1035"
-        | "gfx1036" => Some(Target::Gfx1030),
-        _ => None,
-    }
+    TARGET_NAMES
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|&(_, t)| t)
 }
 
 /// A decoded program: instructions by word index, decoded on first use.
