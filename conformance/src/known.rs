@@ -69,7 +69,19 @@ impl KnownDifferences {
 
     /// Reads a known-differences file; errors name the file, line and reason.
     pub fn read(path: &Path) -> Result<KnownDifferences, String> {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        use std::io::Read;
+        // A known-differences file is a few KiB; reading at most 16 MiB keeps `--known /dev/zero` an error.
+        const MAX_BYTES: u64 = 16 << 20;
+        let mut text = String::new();
+        std::fs::File::open(path)
+            .and_then(|f| f.take(MAX_BYTES + 1).read_to_string(&mut text))
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        if text.len() as u64 > MAX_BYTES {
+            return Err(format!(
+                "{}: more than {MAX_BYTES} bytes; not a known-differences file",
+                path.display()
+            ));
+        }
         let file: File = toml::from_str(&text).map_err(|e| {
             let pos = e.span().map_or(String::new(), |s| {
                 let p = measurements::error::Pos::of_offset(&text, s.start);
@@ -77,6 +89,21 @@ impl KnownDifferences {
             });
             format!("{}{pos}: {}", path.display(), e.message().trim())
         })?;
+        // A malformed ID is named with its line and column, as a TOML error would be.
+        for d in &file.difference {
+            if let Some(bad) = d.ids.iter().find(|i| !measurements::id::valid_id(i)) {
+                let pos = text
+                    .find(&format!("\"{bad}\""))
+                    .map_or(String::new(), |at| {
+                        let p = measurements::error::Pos::of_offset(&text, at + 1);
+                        format!(":{}:{}", p.line, p.column)
+                    });
+                return Err(format!(
+                    "{}{pos}: `{bad}` is not a measurement ID (M- and 16 lowercase hex digits)",
+                    path.display()
+                ));
+            }
+        }
         KnownDifferences::new(file.difference).map_err(|e| format!("{}: {e}", path.display()))
     }
 

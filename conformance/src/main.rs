@@ -41,7 +41,8 @@ and FP16_OVFL as 0 or 1. `c0/0/1/0` is the mode titles run in.
 
 Limits: every job runs under a per-wave budget of 1,000,000 instructions, a whole-dispatch budget
 (--job-instructions, default 100,000,000, all waves together) and a wall-clock limit (--job-timeout, default
-60 s). A job past one is a timeout: its cells count as errors and the message gives the figures.
+60 s). A job past one is a timeout: its cells count as errors and the message gives the figures. A job whose
+arrays add up to more than 1 GiB is refused (unsupported) before anything is allocated.
 
 Backends: `model` (the reference model). `vulkan[:NAME]` and `hsa` are not in this build: naming one exits 2;
 `all` runs what exists and says on stderr what it left out.
@@ -119,7 +120,7 @@ fn parse_seconds(s: &str) -> Result<JobTimeout, String> {
     }
     Duration::try_from_secs_f64(v)
         .map(|d| JobTimeout(Some(d)))
-        .map_err(|_| format!("`{s}`: seconds must be a finite number >= 0"))
+        .map_err(|_| format!("`{s}`: not a duration (seconds from 0, where 0 means no limit)"))
 }
 
 fn main() -> ExitCode {
@@ -161,6 +162,7 @@ struct JsonLimits {
     dispatch_instructions: u64,
     /// `null`: no wall-clock limit.
     job_timeout_seconds: Option<f64>,
+    memory_bytes: u64,
 }
 
 fn run(cli: Cli) -> Result<ExitCode, String> {
@@ -266,6 +268,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                 wave_instructions: limits.instructions,
                 dispatch_instructions: limits.dispatch_instructions,
                 job_timeout_seconds: limits.wall_clock.map(|d| d.as_secs_f64()),
+                memory_bytes: limits.memory_bytes,
             },
         };
         // Plain structs of strings and numbers always serialize.

@@ -592,3 +592,26 @@ fn help_explains_ids_modes_limits_and_completions_exist() {
     }
     assert_eq!(conformance(&["completions", "tcsh"]).status.code(), Some(2));
 }
+
+/// A malformed ID of a known-differences file is named with its line and column; an endless file is an
+/// error, not a hang.
+#[test]
+fn known_files_name_bad_ids_and_endless_input_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let known = tmp.path().join("known.toml");
+    std::fs::write(
+        &known,
+        "[[difference]]\nbackend = \"model\"\nids = [\"M-0123456789abcdef\",\n       \"M-xyz\"]\nreason = \"x\"\n",
+    )
+    .unwrap();
+    let out = conformance(&["--known", known.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("known.toml:4:9: `M-xyz` is not a measurement ID"),
+        "{err}"
+    );
+    let out = conformance(&["--known", "/dev/zero"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("more than"));
+}

@@ -33,6 +33,10 @@ Float modes are written FLOAT_MODE/IEEE/DX10_CLAMP/FP16_OVFL, e.g. `c0/0/1/0`: t
 (round32 bits 1:0, round16/64 bits 3:2, denorm32 bits 5:4, denorm16/64 bits 7:6), then IEEE_MODE, DX10_CLAMP
 and FP16_OVFL as 0 or 1.
 
+Checks (`show`): each cell is compared under its mask by its letter: x bit-exact; n bit-exact or both f32 NaNs;
+h bit-exact, or equal upper halves and both low halves f16 NaNs; l bit-exact or both low halves f16 NaNs;
+a the output must be an f32 NaN; - not checked. A label after a cell is the kernel's name for that dword.
+
 Targets: gfx1013 and ps5 (the PS5 GPU) decode with gfx1013's tables; rdna2 (what rows say when the source
 names no chip) and gfx1030, gfx1031, gfx1032, gfx1033, gfx1034, gfx1035, gfx1036 with gfx1030's.
 

@@ -68,6 +68,7 @@ fn the_whole_dispatch_has_an_instruction_budget() {
         instructions: 1_000_000,
         dispatch_instructions: 500_000,
         wall_clock: None,
+        ..Limits::default()
     };
     let e = run_job(&job(k, "rdna2", FloatMode::TITLE, &rows(32)), limits).unwrap_err();
     match &e {
@@ -89,6 +90,34 @@ fn the_whole_dispatch_has_an_instruction_budget() {
     );
 }
 
+/// A kernel file may list any number of 64 MiB arrays: past the memory limit the job is refused before
+/// anything is allocated, rather than the run dying of out-of-memory.
+#[test]
+fn a_memory_image_past_the_limit_is_refused() {
+    let mut k = test_kernel("gfx1030", "", 32, 32);
+    let mut big = k.memory[1].clone();
+    big.bytes = 64 << 20;
+    for i in 0..64 {
+        big.name = format!("big{i}");
+        k.memory.push(big.clone());
+    }
+    let e = run_job(
+        &job(k, "rdna2", FloatMode::TITLE, &rows(32)),
+        Limits::default(),
+    )
+    .unwrap_err();
+    match &e {
+        BackendError::Unsupported {
+            instruction,
+            reason,
+        } => {
+            assert!(instruction.contains("66 arrays"), "{instruction}");
+            assert!(reason.contains("1073741824 bytes"), "{reason}");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
 #[test]
 fn a_job_past_its_wall_clock_limit_times_out_promptly() {
     let mut k = test_kernel("gfx1030", LONG_LOOP, 32, 32);
@@ -98,6 +127,7 @@ fn a_job_past_its_wall_clock_limit_times_out_promptly() {
         instructions: u64::MAX,
         dispatch_instructions: u64::MAX,
         wall_clock: Some(limit),
+        ..Limits::default()
     };
     let t = Instant::now();
     let e = run_job(&job(k, "rdna2", FloatMode::TITLE, &rows(32)), limits).unwrap_err();

@@ -61,6 +61,11 @@ pub struct Limits {
     /// Wall-clock time one job may take; `None` for no limit. Default 60 s (the `conformance --job-timeout`
     /// default), so no job holds a run for hours whatever its grid.
     pub wall_clock: Option<Duration>,
+    /// Bytes of memory image (all arrays together) the model maps for one job; a job with more is
+    /// [`BackendError::Unsupported`] before anything is allocated. Default 1 GiB: a kernel file may list any
+    /// number of arrays of up to 64 MiB each, and thousands of them must be a refusal, not an out-of-memory
+    /// abort of the whole run. The bundled kernels use a few KiB.
+    pub memory_bytes: u64,
 }
 
 impl Limits {
@@ -70,6 +75,8 @@ impl Limits {
     pub const DEFAULT_DISPATCH_INSTRUCTIONS: u64 = 100_000_000;
     /// The default wall-clock limit.
     pub const DEFAULT_WALL_CLOCK: Duration = Duration::from_secs(60);
+    /// The default memory-image limit.
+    pub const DEFAULT_MEMORY_BYTES: u64 = 1 << 30;
 }
 
 impl Default for Limits {
@@ -78,6 +85,7 @@ impl Default for Limits {
             instructions: Self::DEFAULT_INSTRUCTIONS,
             dispatch_instructions: Self::DEFAULT_DISPATCH_INSTRUCTIONS,
             wall_clock: Some(Self::DEFAULT_WALL_CLOCK),
+            memory_bytes: Self::DEFAULT_MEMORY_BYTES,
         }
     }
 }
@@ -229,6 +237,19 @@ pub fn run_job(job: &Job, limits: Limits) -> Result<JobOutput, BackendError> {
         reason: "the model knows gfx1013 and the gfx1030 family (rdna2, gfx1030..gfx1036)".into(),
     })?;
     let k = &job.kernel;
+    let image_bytes: u64 = k.memory.iter().map(|a| u64::from(a.bytes)).sum();
+    if image_bytes > limits.memory_bytes {
+        return Err(BackendError::Unsupported {
+            instruction: format!(
+                "a memory image of {image_bytes} bytes ({} arrays)",
+                k.memory.len()
+            ),
+            reason: format!(
+                "the model maps at most {} bytes per job (Limits::memory_bytes)",
+                limits.memory_bytes
+            ),
+        });
+    }
     let mut mem = GuestMemory::new();
     let images = job.memory_image();
     let mut addresses = Vec::with_capacity(images.len());
