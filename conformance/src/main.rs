@@ -172,6 +172,13 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         out::print(&String::from_utf8_lossy(&script))?;
         return Ok(ExitCode::SUCCESS);
     }
+    // Checked before the run, so a bad folder does not cost the whole run first.
+    if let Some(dir) = cli.report.as_ref().filter(|d| d.exists() && !d.is_dir()) {
+        return Err(format!(
+            "--report {}: exists and is not a folder",
+            dir.display()
+        ));
+    }
     let dirs = if cli.measurements.is_empty() {
         vec![measurements::bundled_data_dir()]
     } else {

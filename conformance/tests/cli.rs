@@ -123,6 +123,8 @@ fn usage_and_input_errors_exit_2() {
         &["--format", "yaml"],
         &["--measurements", "/nonexistent/folder"],
         &["--suite", "no-such-suite"],
+        &["--report", "/etc/passwd"],
+        &["--job-timeout", "nan"],
         &["--unknown-flag"],
     ] {
         let out = conformance(args);
