@@ -39,6 +39,10 @@ Float modes are written FLOAT_MODE/IEEE/DX10_CLAMP/FP16_OVFL, e.g. `c0/0/1/0`: t
 (round32 bits 1:0, round16/64 bits 3:2, denorm32 bits 5:4, denorm16/64 bits 7:6), then IEEE_MODE, DX10_CLAMP
 and FP16_OVFL as 0 or 1. `c0/0/1/0` is the mode titles run in.
 
+Targets: a row's target picks the instruction set the model runs: gfx1013 and ps5 (the PS5 GPU) run
+gfx1013's; rdna2 (a source that names no chip) and gfx1030, gfx1031, gfx1032, gfx1033, gfx1034, gfx1035,
+gfx1036 run gfx1030's. Any other target is unsupported, with that reason.
+
 Limits: every job runs under a per-wave budget of 1,000,000 instructions, a whole-dispatch budget
 (--job-instructions, default 100,000,000, all waves together) and a wall-clock limit (--job-timeout, default
 60 s). A job past one is a timeout: its cells count as errors and the message gives the figures. A job whose
@@ -397,4 +401,15 @@ fn problems(summary: &Summary) -> Vec<String> {
             ))
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    /// The help's target list is the model's mapping, name for name.
+    #[test]
+    fn help_lists_every_target_name() {
+        for (name, _) in reference_model::exec::TARGET_NAMES {
+            assert!(super::AFTER_HELP.contains(name), "{name}");
+        }
+    }
 }
