@@ -2,9 +2,9 @@
 //!
 //! Rust ignores SIGPIPE, so a write to a pipe whose reader has gone (`conformance --format json | head -1`)
 //! fails with `BrokenPipe`, and `print!` turns that into a panic (exit 101). Every write to stdout goes
-//! through [`print`] instead: a closed pipe ends the output quietly, as it does for other Unix tools, and the
+//! through [`print()`] instead: a closed pipe ends the output quietly, as it does for other Unix tools, and the
 //! program finishes its work (reports, exit status) without writing more. Messages on stderr go through
-//! [`warn`], which drops what it cannot write: a closed stderr must not turn a finished run into a crash.
+//! [`warn()`], which drops what it cannot write: a closed stderr must not turn a finished run into a crash.
 
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
