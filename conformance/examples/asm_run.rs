@@ -30,7 +30,7 @@ fn main() {
     let k = Kernel::agc_buffer("test", &words, wave, threads, (4, 4), 0xdead_beef, 4096);
     let job = Job { suite: "t".into(), kernel: Arc::new(k), target: "gfx1013".into(), mode: FloatMode::TITLE, dispatch: "0".into(),
         lanes: (0..threads).map(|l| (l, vec![l * 3 + 1, 0x1000 + l, l ^ 5, 7])).collect() };
-    let b = conformance::vulkan::VulkanBackend::open(None).unwrap();
+    let b = conformance::vulkan::VulkanBackend::open(None, Default::default()).unwrap();
     let r = b.run(&job);
     let m = reference_model::exec::ModelBackend::default().run(&job);
     match (&r, &m) {

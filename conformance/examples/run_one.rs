@@ -5,7 +5,7 @@ fn main() {
     let ds = Dataset::load(&["measurements/data".into()]).unwrap();
     let s = &ds.suites[&a[1]];
     let t = std::time::Instant::now();
-    let b = conformance::vulkan::VulkanBackend::open(None).unwrap().with_timeout(std::time::Duration::from_secs(a.get(3).map_or(20, |x| x.parse().unwrap())));
+    let b = conformance::vulkan::VulkanBackend::open(None, Default::default()).unwrap().with_timeout(std::time::Duration::from_secs(a.get(3).map_or(20, |x| x.parse().unwrap())));
     for pj in plan_jobs(s) {
         if pj.job.kernel.name != a[2] { continue; }
         let p = recompiler::job::prepare(&pj.job, Default::default()).unwrap();

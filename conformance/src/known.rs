@@ -4,12 +4,14 @@
 //!
 //! ```toml
 //! [[difference]]
-//! backend = "vulkan:*"          # a backend name; `*` at the end matches any suffix
+//! backend = "vulkan:*"          # a backend name or pattern (`crate::pattern` syntax)
 //! ids = ["M-0123456789abcdef"]
 //! columns = [3]                 # optional: only these output dwords
 //! reason = "why, with evidence"
 //! ```
 
+use crate::pattern::Pattern;
+use measurements::Dataset;
 use serde::Deserialize;
 use std::path::Path;
 
@@ -17,7 +19,7 @@ use std::path::Path;
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct KnownDifference {
-    /// Backend name or prefix pattern (`vulkan:*`).
+    /// Backend name or pattern (`vulkan:*`, [`crate::pattern`] syntax).
     pub backend: String,
     /// Measurement IDs covered.
     pub ids: Vec<String>,
@@ -35,17 +37,51 @@ struct File {
     difference: Vec<KnownDifference>,
 }
 
-/// All listed differences.
+/// All listed differences, their backend patterns compiled once.
 #[derive(Debug, Clone, Default)]
 pub struct KnownDifferences {
-    /// The entries.
-    pub entries: Vec<KnownDifference>,
+    entries: Vec<KnownDifference>,
+    /// `entries[i].backend`, compiled.
+    backends: Vec<Pattern>,
 }
 
 impl KnownDifferences {
+    /// Checks and compiles `entries`: every one needs a reason, well-formed measurement IDs and a backend
+    /// pattern that compiles. The error names the entry by its backend.
+    pub fn new(entries: Vec<KnownDifference>) -> Result<KnownDifferences, String> {
+        let mut backends = Vec::with_capacity(entries.len());
+        for d in &entries {
+            if d.reason.trim().is_empty() {
+                return Err(format!(
+                    "a known difference for {} has no reason",
+                    d.backend
+                ));
+            }
+            if let Some(bad) = d.ids.iter().find(|i| !measurements::id::valid_id(i)) {
+                return Err(format!(
+                    "`{bad}` is not a measurement ID (M- and 16 lowercase hex digits)"
+                ));
+            }
+            backends.push(Pattern::new(&d.backend).map_err(|e| format!("backend {e}"))?);
+        }
+        Ok(KnownDifferences { entries, backends })
+    }
+
     /// Reads a known-differences file; errors name the file, line and reason.
     pub fn read(path: &Path) -> Result<KnownDifferences, String> {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        use std::io::Read;
+        // A known-differences file is a few KiB; reading at most 16 MiB keeps `--known /dev/zero` an error.
+        const MAX_BYTES: u64 = 16 << 20;
+        let mut text = String::new();
+        std::fs::File::open(path)
+            .and_then(|f| f.take(MAX_BYTES + 1).read_to_string(&mut text))
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        if text.len() as u64 > MAX_BYTES {
+            return Err(format!(
+                "{}: more than {MAX_BYTES} bytes; not a known-differences file",
+                path.display()
+            ));
+        }
         let file: File = toml::from_str(&text).map_err(|e| {
             let pos = e.span().map_or(String::new(), |s| {
                 let p = measurements::error::Pos::of_offset(&text, s.start);
@@ -53,39 +89,52 @@ impl KnownDifferences {
             });
             format!("{}{pos}: {}", path.display(), e.message().trim())
         })?;
+        // A malformed ID is named with its line and column, as a TOML error would be.
         for d in &file.difference {
-            if d.reason.trim().is_empty() {
-                return Err(format!(
-                    "{}: a known difference for {} has no reason",
-                    path.display(),
-                    d.backend
-                ));
-            }
             if let Some(bad) = d.ids.iter().find(|i| !measurements::id::valid_id(i)) {
+                let pos = text
+                    .find(&format!("\"{bad}\""))
+                    .map_or(String::new(), |at| {
+                        let p = measurements::error::Pos::of_offset(&text, at + 1);
+                        format!(":{}:{}", p.line, p.column)
+                    });
                 return Err(format!(
-                    "{}: `{bad}` is not a measurement ID",
+                    "{}{pos}: `{bad}` is not a measurement ID (M- and 16 lowercase hex digits)",
                     path.display()
                 ));
             }
         }
-        Ok(KnownDifferences {
-            entries: file.difference,
-        })
+        KnownDifferences::new(file.difference).map_err(|e| format!("{}: {e}", path.display()))
+    }
+
+    /// The entries, in file order.
+    pub fn entries(&self) -> &[KnownDifference] {
+        &self.entries
     }
 
     /// The reason a mismatch of `id` column `column` on `backend` is expected, if it is listed.
     pub fn reason(&self, backend: &str, id: &str, column: u32) -> Option<&str> {
         self.entries
             .iter()
-            .find(|d| {
-                let backend_ok = match d.backend.strip_suffix('*') {
-                    Some(prefix) => backend.starts_with(prefix),
-                    None => backend == d.backend,
-                };
-                backend_ok
+            .zip(&self.backends)
+            .find(|(d, pattern)| {
+                pattern.matches(backend)
                     && d.ids.iter().any(|i| i == id)
                     && d.columns.as_ref().is_none_or(|c| c.contains(&column))
             })
-            .map(|d| d.reason.as_str())
+            .map(|(d, _)| d.reason.as_str())
+    }
+
+    /// The listed IDs that match no row of `ds`, each once, in file order: a stale entry (the row was
+    /// re-measured under a new ID, or the file belongs to other data) hides nothing, but it no longer documents
+    /// anything either, so the run reports it.
+    pub fn stale_ids(&self, ds: &Dataset) -> Vec<String> {
+        let mut seen = std::collections::BTreeSet::new();
+        self.entries
+            .iter()
+            .flat_map(|d| &d.ids)
+            .filter(|id| ds.find(id).is_none() && seen.insert(id.as_str()))
+            .cloned()
+            .collect()
     }
 }

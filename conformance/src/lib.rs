@@ -11,6 +11,7 @@
 
 pub mod backends;
 pub mod known;
+pub mod pattern;
 pub mod vulkan;
 
 use measurements::compare::{compare_cell, Verdict};
@@ -21,35 +22,33 @@ use reports::{BackendSummary, Counts, Mismatch, Problem, SuiteSummary, Summary};
 use std::collections::BTreeMap;
 
 pub use known::KnownDifferences;
+pub use pattern::{Pattern, Patterns};
 
-/// What to verify.
+/// What to verify: which suites and kernels ([`pattern`] syntax).
 #[derive(Debug, Clone, Default)]
 pub struct Filter {
     /// Suite names or patterns (`peer-f32-*`); empty means all.
-    pub suites: Vec<String>,
+    pub suites: Patterns,
     /// Kernel names or patterns; empty means all.
-    pub kernels: Vec<String>,
-}
-
-/// Does `name` match `pattern` (exact, or `*` standing for any run of characters)?
-pub fn matches(pattern: &str, name: &str) -> bool {
-    fn go(p: &[u8], n: &[u8]) -> bool {
-        match p.split_first() {
-            None => n.is_empty(),
-            Some((b'*', rest)) => (0..=n.len()).any(|i| go(rest, &n[i..])),
-            Some((c, rest)) => n.first() == Some(c) && go(rest, &n[1..]),
-        }
-    }
-    go(pattern.as_bytes(), name.as_bytes())
+    pub kernels: Patterns,
 }
 
 impl Filter {
-    fn suite(&self, name: &str) -> bool {
-        self.suites.is_empty() || self.suites.iter().any(|p| matches(p, name))
+    /// A filter from the patterns of `--suite` and `--kernel`; the error names a pattern that does not compile.
+    pub fn new<S: AsRef<str>>(suites: &[S], kernels: &[S]) -> Result<Filter, String> {
+        Ok(Filter {
+            suites: Patterns::new(suites)?,
+            kernels: Patterns::new(kernels)?,
+        })
     }
 
-    fn kernel(&self, name: &str) -> bool {
-        self.kernels.is_empty() || self.kernels.iter().any(|p| matches(p, name))
+    fn suite(&self, name: &str) -> bool {
+        self.suites.matches(name)
+    }
+
+    /// Does the filter select kernel `name`?
+    pub fn kernel(&self, name: &str) -> bool {
+        self.kernels.matches(name)
     }
 
     /// The suites of `ds` this filter selects.
@@ -326,18 +325,4 @@ pub fn evidence_totals(b: &BackendSummary) -> BTreeMap<String, Counts> {
         }
     }
     out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::matches;
-
-    #[test]
-    fn patterns() {
-        assert!(matches("peer-f32-*", "peer-f32-min-max-nan"));
-        assert!(matches("*nan", "peer-f32-min-max-nan"));
-        assert!(!matches("peer-f16-*", "peer-f32-min-max-nan"));
-        assert!(matches("Code", "Code"));
-        assert!(!matches("Code", "Code2"));
-    }
 }

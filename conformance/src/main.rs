@@ -1,14 +1,21 @@
 //! `conformance`: verify backends against measured rows and report.
 //!
-//! Exit status: 0 when no cell mismatched (listed known differences aside), 1 when one did, 2 on bad input or
-//! usage.
+//! Exit status: 0 when no cell mismatched (listed known differences aside), 1 when one did (stderr says which
+//! backends and suites, how many cells and the first measurement IDs), 2 on bad input or usage. `--help`
+//! explains the options, the limits, measurement IDs and the mode notation.
 
-use clap::{Parser, ValueEnum};
-use conformance::{backends, job_count, verify, Filter, KnownDifferences, Options};
+mod out;
+
+use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
+use conformance::backends::{self, Limits};
+use conformance::{job_count, verify, Filter, KnownDifferences, Options};
 use measurements::Dataset;
+use reports::Summary;
+use serde::Serialize;
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::time::Duration;
 
 #[derive(Clone, Copy, ValueEnum)]
 enum Format {
@@ -17,24 +24,61 @@ enum Format {
     Markdown,
 }
 
+/// What `--help` adds after the options: the notions every report and message uses.
+const AFTER_HELP: &str = "\
+Patterns (--suite, --kernel, a known difference's backend): shell globs matched against the whole name: `*` any
+run of characters, `?` one, `[abc]`/`[!abc]`/`[a-z]` a set, `{a,b}` either, `\\` escapes. Matching takes time
+linear in the name whatever the pattern; a pattern that does not compile is a usage error.
+
+Measurement IDs: `M-` and 16 lowercase hex digits, the start of a SHA-256 over the row's kernel content hash,
+target, float mode, dispatch hash (the dispatch's memory image, user-SGPR recipe and every lane's inputs) and
+lane (and the compared array when it is not the kernel's default `out`). The same measurement made twice gets
+the same ID; reports and known-differences files cite rows by it, `oracle show M-...` prints one.
+
+Float modes are written FLOAT_MODE/IEEE/DX10_CLAMP/FP16_OVFL, e.g. `c0/0/1/0`: the FLOAT_MODE byte in hex
+(round32 bits 1:0, round16/64 bits 3:2, denorm32 bits 5:4, denorm16/64 bits 7:6), then IEEE_MODE, DX10_CLAMP
+and FP16_OVFL as 0 or 1. `c0/0/1/0` is the mode titles run in.
+
+Targets: a row's target picks the instruction set the model runs: gfx1013 and ps5 (the PS5 GPU) run
+gfx1013's; rdna2 (a source that names no chip) and gfx1030, gfx1031, gfx1032, gfx1033, gfx1034, gfx1035,
+gfx1036 run gfx1030's. Any other target is unsupported, with that reason.
+
+Limits: every job runs under a per-wave budget of 1,000,000 instructions, a whole-dispatch budget
+(--job-instructions, default 100,000,000, all waves together) and a wall-clock limit (--job-timeout, default
+60 s). A job past one is a timeout: its cells count as errors and the message gives the figures. A job whose
+arrays add up to more than 1 GiB is refused (unsupported) before anything is allocated.
+
+Backends: `model` (the reference model); `vulkan` (the recompiler on lavapipe, or on the only Vulkan device),
+`vulkan:NAME` (on the device whose name contains NAME; --list-devices shows them). Floating-point operations
+are refused by `vulkan` for now (counted unsupported). `hsa` is not in this build: naming it exits 2. `all`
+runs the model and every Vulkan device and says on stderr what it left out.
+
+Exit status: 0 no cell mismatched outside the known differences; 1 some did (stderr names the backends,
+suites, cell counts and first measurement IDs); 2 bad input or usage. Output cut short by its reader
+(`| head`) is not an error.";
+
 #[derive(Parser)]
 #[command(
     name = "conformance",
     version,
-    about = "Verify backends against measured gfx10 rows, bit for bit"
+    about = "Verify backends against measured gfx10 rows, bit for bit",
+    after_help = AFTER_HELP,
+    args_conflicts_with_subcommands = true
 )]
 struct Cli {
+    #[command(subcommand)]
+    command: Option<Sub>,
     /// Measurement folder (a suite, or a folder of suites); repeatable. Default: the bundled measurements.
     #[arg(long = "measurements", value_name = "DIR")]
     measurements: Vec<PathBuf>,
-    /// Backend: model, vulkan (lavapipe or the only device), vulkan:NAME (device name contains NAME) or all
-    /// (the model and every Vulkan device); repeatable. Default: model.
+    /// Backend: model, vulkan (lavapipe or the only device), vulkan:NAME (the device whose name contains NAME),
+    /// hsa or all (the model and every Vulkan device); repeatable. Default: model.
     #[arg(long = "backend", value_name = "NAME")]
     backends: Vec<String>,
-    /// Only suites matching this name or pattern (`*` wildcard); repeatable.
+    /// Only suites whose name matches this pattern (see Patterns below); repeatable.
     #[arg(long = "suite", value_name = "PATTERN")]
     suites: Vec<String>,
-    /// Only kernels matching this name or pattern; repeatable.
+    /// Only kernels whose name matches this pattern; repeatable.
     #[arg(long = "kernel", value_name = "PATTERN")]
     kernels: Vec<String>,
     /// What to print on stdout.
@@ -47,22 +91,57 @@ struct Cli {
     #[arg(long, value_name = "FILE")]
     known: Option<PathBuf>,
     /// Most mismatches listed in detail per backend.
-    #[arg(long, default_value_t = 5000)]
+    #[arg(long, value_name = "N", default_value_t = 5000)]
     mismatch_limit: usize,
+    /// Wall-clock limit of one job, in seconds (decimals allowed; 0: no limit).
+    #[arg(long, value_name = "SECONDS", default_value = "60", value_parser = parse_seconds,
+          allow_negative_numbers = true)]
+    job_timeout: JobTimeout,
+    /// Instructions one job may execute, all waves of its dispatch together.
+    #[arg(long, value_name = "N", default_value_t = Limits::DEFAULT_DISPATCH_INSTRUCTIONS,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    job_instructions: u64,
     /// List the Vulkan devices the `vulkan` backend can use (name, driver, subgroup size, shared memory) and
     /// exit.
     #[arg(long)]
     list_devices: bool,
 }
 
+#[derive(Subcommand)]
+enum Sub {
+    /// Print a completion script for SHELL on stdout (e.g. `conformance completions bash >
+    /// /etc/bash_completion.d/conformance`).
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+}
+
+/// A `--job-timeout`: `None` is no limit.
+#[derive(Clone, Copy)]
+struct JobTimeout(Option<Duration>);
+
+fn parse_seconds(s: &str) -> Result<JobTimeout, String> {
+    let v: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{s}` is not a number of seconds"))?;
+    if v == 0.0 {
+        return Ok(JobTimeout(None));
+    }
+    Duration::try_from_secs_f64(v)
+        .map(|d| JobTimeout(Some(d)))
+        .map_err(|_| format!("`{s}`: not a duration (seconds from 0, where 0 means no limit)"))
+}
+
 fn list_devices() -> Result<ExitCode, String> {
     let devs = driver::list_devices().map_err(|e| e.to_string())?;
     if devs.is_empty() {
-        println!("no Vulkan devices");
+        out::print("no Vulkan devices\n")?;
     }
     for d in devs {
-        println!(
-            "{}  backend {}  driver {} {}  Vulkan {}  subgroup {}  shared memory {} bytes",
+        out::print(&format!(
+            "{}  backend {}  driver {} {}  Vulkan {}  subgroup {}  shared memory {} bytes\n",
             d.name,
             conformance::vulkan::backend_name(&d.name),
             d.driver_name,
@@ -70,7 +149,7 @@ fn list_devices() -> Result<ExitCode, String> {
             d.api_version,
             d.subgroup_size().map_or("unknown".to_string(), |s| s.to_string()),
             d.limits.max_compute_shared_memory_size,
-        );
+        ))?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -80,40 +159,116 @@ fn main() -> ExitCode {
     match run(cli) {
         Ok(code) => code,
         Err(message) => {
-            eprintln!("conformance: {message}");
+            out::warn(&format!("conformance: {message}"));
             ExitCode::from(2)
         }
     }
+}
+
+/// Facts of the run that the JSON summary carries besides [`Summary`] (the documented shape stays; these are
+/// added keys).
+#[derive(Serialize)]
+struct JsonOutput<'a> {
+    #[serde(flatten)]
+    summary: &'a Summary,
+    /// The known-differences file read, if any.
+    known_differences_file: Option<String>,
+    /// IDs of that file that match no loaded row.
+    stale_known_ids: &'a [String],
+    /// Backends `all` stood for that this build lacks.
+    backends_not_in_build: Vec<NotInBuild<'a>>,
+    /// The limits every job ran under.
+    limits: JsonLimits,
+}
+
+#[derive(Serialize)]
+struct NotInBuild<'a> {
+    name: &'a str,
+    reason: &'a str,
+}
+
+#[derive(Serialize)]
+struct JsonLimits {
+    wave_instructions: u64,
+    dispatch_instructions: u64,
+    /// `null`: no wall-clock limit.
+    job_timeout_seconds: Option<f64>,
+    memory_bytes: u64,
 }
 
 fn run(cli: Cli) -> Result<ExitCode, String> {
     if cli.list_devices {
         return list_devices();
     }
+    if let Some(Sub::Completions { shell }) = cli.command {
+        let mut script = Vec::new();
+        clap_complete::generate(shell, &mut Cli::command(), "conformance", &mut script);
+        out::print(&String::from_utf8_lossy(&script))?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    // Checked before the run, so a bad folder does not cost the whole run first.
+    if let Some(dir) = cli.report.as_ref().filter(|d| d.exists() && !d.is_dir()) {
+        return Err(format!(
+            "--report {}: exists and is not a folder",
+            dir.display()
+        ));
+    }
     let dirs = if cli.measurements.is_empty() {
         vec![measurements::bundled_data_dir()]
     } else {
         cli.measurements
     };
-    let backends = backends::resolve(&cli.backends)?;
-    let known = match cli.known {
-        Some(p) => KnownDifferences::read(&p)?,
+    let limits = Limits {
+        dispatch_instructions: cli.job_instructions,
+        wall_clock: cli.job_timeout.0,
+        ..Limits::default()
+    };
+    let resolved = backends::resolve(&cli.backends, limits)?;
+    let backends = resolved.backends;
+    if !resolved.missing.is_empty() {
+        let names: Vec<String> = backends.iter().map(|b| b.name()).collect();
+        let missing: Vec<String> = resolved
+            .missing
+            .iter()
+            .map(|(n, why)| format!("{n} ({why})"))
+            .collect();
+        out::warn(&format!(
+            "conformance: --backend all runs {}; not in this build: {}",
+            names.join(", "),
+            missing.join("; ")
+        ));
+    }
+    let known_file = match cli.known {
+        Some(p) => Some(p),
         None => {
             let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("known-differences.toml");
-            if p.is_file() {
-                KnownDifferences::read(&p)?
-            } else {
-                KnownDifferences::default()
-            }
+            p.is_file().then_some(p)
         }
     };
-    let ds = Dataset::load(&dirs).map_err(|e| e.to_string())?;
-    let filter = Filter {
-        suites: cli.suites,
-        kernels: cli.kernels,
+    let known = match &known_file {
+        Some(p) => KnownDifferences::read(p)?,
+        None => KnownDifferences::default(),
     };
+    let filter = Filter::new(&cli.suites, &cli.kernels)?;
+    let ds = Dataset::load(&dirs).map_err(|e| e.to_string())?;
     if filter.selected(&ds).is_empty() {
-        return Err(format!("no suite matches {:?}", filter.suites));
+        return Err(format!("no suite matches {:?}", filter.suites.texts()));
+    }
+    if job_count(&ds, &filter) == 0 {
+        return Err(format!(
+            "no kernel of the selected suites matches {:?}",
+            filter.kernels.texts()
+        ));
+    }
+    let stale = known.stale_ids(&ds);
+    if let (Some(file), Some(first)) = (&known_file, stale.first()) {
+        out::warn(&format!(
+            "conformance: warning: {} of {} listed in {} match no loaded row (first: {first}); they explain \
+             nothing here",
+            stale.len(),
+            plural(known.entries().iter().map(|d| d.ids.len()).sum(), "ID"),
+            file.display()
+        ));
     }
     let opts = Options {
         filter,
@@ -141,18 +296,151 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
     conformance::attach_rules(&mut summary);
     summary.run = conformance::run_info();
 
+    let json = || {
+        let o = JsonOutput {
+            summary: &summary,
+            known_differences_file: known_file.as_ref().map(|p| p.display().to_string()),
+            stale_known_ids: &stale,
+            backends_not_in_build: resolved
+                .missing
+                .iter()
+                .map(|(name, reason)| NotInBuild { name, reason })
+                .collect(),
+            limits: JsonLimits {
+                wave_instructions: limits.instructions,
+                dispatch_instructions: limits.dispatch_instructions,
+                job_timeout_seconds: limits.wall_clock.map(|d| d.as_secs_f64()),
+                memory_bytes: limits.memory_bytes,
+            },
+        };
+        // Plain structs of strings and numbers always serialize.
+        serde_json::to_string_pretty(&o).unwrap_or_default() + "\n"
+    };
     match cli.format {
-        Format::Text => print!("{}", reports::table(&summary)),
-        Format::Json => print!("{}", reports::json(&summary)),
-        Format::Markdown => print!("{}", reports::markdown(&summary)),
+        Format::Text => out::print(&reports::table(&summary))?,
+        Format::Json => out::print(&json())?,
+        Format::Markdown => out::print(&reports::markdown(&summary))?,
     }
     if let Some(dir) = cli.report {
         reports::write_all(&dir, &summary).map_err(|e| format!("{}: {e}", dir.display()))?;
-        eprintln!("conformance: reports written to {}", dir.display());
+        // summary.json is what `--format json` prints, with the run's facts.
+        write_atomically(&dir.join("summary.json"), &json())?;
+        out::warn(&format!(
+            "conformance: reports written to {}",
+            dir.display()
+        ));
+    }
+    for line in problems(&summary) {
+        out::warn(&line);
     }
     Ok(if summary.has_unexplained_mismatch() {
+        for line in why_failed(&summary) {
+            out::warn(&line);
+        }
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
     })
+}
+
+fn write_atomically(path: &Path, text: &str) -> Result<(), String> {
+    let tmp = path.with_extension(format!("json.tmp-{}", std::process::id()));
+    std::fs::write(&tmp, text)
+        .and_then(|()| std::fs::rename(&tmp, path))
+        .map_err(|e| format!("{}: {e}", path.display()))
+}
+
+fn plural(n: usize, what: &str) -> String {
+    format!("{n} {what}{}", if n == 1 { "" } else { "s" })
+}
+
+/// How many IDs of a failure message name: enough to start from, few enough for one line.
+const FIRST_IDS: usize = 5;
+
+/// Why the run exits 1: per failing backend, the suites with unexplained mismatches and their cell counts,
+/// and the first measurement IDs.
+fn why_failed(summary: &Summary) -> Vec<String> {
+    let mut lines = Vec::new();
+    for b in &summary.backends {
+        let unexplained = b.counts.mismatched - b.counts.known_differences;
+        if unexplained == 0 {
+            continue;
+        }
+        let suites: Vec<String> = b
+            .suites
+            .iter()
+            .filter(|s| s.counts.mismatched > s.counts.known_differences)
+            .map(|s| {
+                format!(
+                    "{} ({})",
+                    s.suite,
+                    s.counts.mismatched - s.counts.known_differences
+                )
+            })
+            .collect();
+        let ids: Vec<String> = b
+            .mismatches
+            .iter()
+            .filter(|m| m.known_difference.is_none())
+            .take(FIRST_IDS)
+            .map(|m| {
+                format!(
+                    "{} ({}/{} lane {} dword {}: expected {} got {})",
+                    m.id, m.suite, m.kernel, m.lane, m.column, m.expected, m.actual
+                )
+            })
+            .collect();
+        let first = if ids.is_empty() {
+            format!(
+                "none kept in detail (--mismatch-limit {})",
+                summary.mismatch_limit
+            )
+        } else {
+            ids.join(", ")
+        };
+        lines.push(format!(
+            "conformance: {}: {} mismatched outside the known differences, in {}: {}; first: {first}",
+            b.name,
+            plural(unexplained as usize, "cell"),
+            plural(suites.len(), "suite"),
+            suites.join(", ")
+        ));
+    }
+    lines
+}
+
+/// Jobs that did not run to the end (timeouts, faults, refusals): one line per backend with the first message,
+/// so a run whose cells are errors never looks like a clean one.
+fn problems(summary: &Summary) -> Vec<String> {
+    summary
+        .backends
+        .iter()
+        .filter_map(|b| {
+            let p = b.problems.first()?;
+            Some(format!(
+                "conformance: {}: {} did not run to the end ({} error cells, {} unsupported); first: {}/{} \
+                 mode {} dispatch {}: {}",
+                b.name,
+                plural(b.problems.len(), "job"),
+                b.counts.errors,
+                b.counts.unsupported,
+                p.suite,
+                p.kernel,
+                p.mode,
+                p.dispatch,
+                p.message
+            ))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    /// The help's target list is the model's mapping, name for name.
+    #[test]
+    fn help_lists_every_target_name() {
+        for (name, _) in reference_model::exec::TARGET_NAMES {
+            assert!(super::AFTER_HELP.contains(name), "{name}");
+        }
+    }
 }

@@ -3,14 +3,11 @@
 //! output or its typed error.
 
 use driver::{BufferSpec, ComputeJob, Context, DriverError, Init};
-use measurements::job::{Backend, BackendError, Job, JobOutput};
+use measurements::job::{Backend, BackendError, Job, JobOutput, TimeLimit};
 use recompiler::job::{prepare, Options};
 use recompiler::layout;
 use std::time::Duration;
 
-/// How long the host waits for one dispatch's fence before it gives the job up (the shader's own instruction
-/// budget normally ends a runaway kernel much sooner).
-pub const FENCE_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// A Vulkan device running recompiled jobs.
 pub struct VulkanBackend {
@@ -32,19 +29,22 @@ pub fn backend_name(device: &str) -> String {
 }
 
 impl VulkanBackend {
-    /// Opens the device whose name contains `selector` (lavapipe, or the only device, when `None`).
-    pub fn open(selector: Option<&str>) -> Result<VulkanBackend, String> {
+    /// Opens the device whose name contains `selector` (lavapipe, or the only device, when `None`). Each
+    /// wave gets `limits.instructions` instructions (at most `u32::MAX`) before the job times out in the
+    /// shader, and the host waits `limits.wall_clock` for a dispatch's fence (`None`: without bound). The whole-dispatch instruction
+    /// budget is the model's alone: the recompiled module counts per wave.
+    pub fn open(selector: Option<&str>, limits: reference_model::exec::Limits) -> Result<VulkanBackend, String> {
         let ctx = Context::open(selector).map_err(|e| format!("vulkan backend: {e}"))?;
         let info = ctx.info();
         let options = Options {
             shared_bytes: info.limits.max_compute_shared_memory_size,
-            ..Options::default()
+            budget: u32::try_from(limits.instructions).unwrap_or(u32::MAX),
         };
         Ok(VulkanBackend {
             name: backend_name(&info.name),
             ctx,
             options,
-            timeout: FENCE_TIMEOUT,
+            timeout: limits.wall_clock.unwrap_or(Duration::MAX),
         })
     }
 
@@ -66,11 +66,16 @@ impl VulkanBackend {
     }
 }
 
-fn device_error(e: DriverError) -> BackendError {
+fn device_error(e: DriverError, budget: u32, limit: Duration) -> BackendError {
     match e {
-        DriverError::Timeout { waited } => BackendError::Device(format!(
-            "the dispatch did not finish within {waited:?} (the device is given up for this run)"
-        )),
+        // The driver keeps the context from running more until the dispatch ends.
+        DriverError::Timeout { waited } => BackendError::Timeout {
+            limit: TimeLimit::WallClock,
+            instructions: 0,
+            budget: budget as u64,
+            elapsed: waited,
+            time_limit: Some(limit),
+        },
         other => BackendError::Device(other.to_string()),
     }
 }
@@ -110,7 +115,7 @@ impl Backend for VulkanBackend {
                 required_subgroup_size: None,
                 timeout: self.timeout,
             })
-            .map_err(device_error)?;
+            .map_err(|e| device_error(e, p.budget, self.timeout))?;
         let memory = r.buffers.first().and_then(|b| b.as_deref()).unwrap_or(&[]);
         let status: Vec<u32> = r
             .buffers
@@ -120,7 +125,8 @@ impl Backend for VulkanBackend {
             .chunks_exact(4)
             .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
             .collect();
-        p.finish(job, memory, &status)
+        let limit = (self.timeout != Duration::MAX).then_some(self.timeout);
+        p.finish(job, memory, &status, r.elapsed, limit)
     }
 }
 

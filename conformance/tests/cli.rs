@@ -154,12 +154,14 @@ fn filters_select_suites_and_kernels() {
 #[test]
 fn usage_and_input_errors_exit_2() {
     for args in [
-        &["--backend", "vulkan"][..],
-        &["--backend", "vulkan:lavapipe"],
+        &["--backend", "vulkan:no-such-device"][..],
+        &["--backend", "vulkan:"],
         &["--backend", "nonsense"],
         &["--format", "yaml"],
         &["--measurements", "/nonexistent/folder"],
         &["--suite", "no-such-suite"],
+        &["--report", "/etc/passwd"],
+        &["--job-timeout", "nan"],
         &["--unknown-flag"],
     ] {
         let out = conformance(args);
@@ -171,8 +173,10 @@ fn usage_and_input_errors_exit_2() {
         );
         assert!(!out.stderr.is_empty(), "{args:?} gave no message");
     }
-    let out = conformance(&["--backend", "vulkan"]);
+    let out = conformance(&["--backend", "hsa"]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("not available in this build"));
+    let out = conformance(&["--backend", "vulkan:no-such-device"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no-such-device"));
 }
 
 #[test]
@@ -293,4 +297,366 @@ fn an_edited_measurement_is_a_mismatch_and_exits_1() {
     assert_eq!(m["expected"], "00000046");
     assert_eq!(m["actual"], "00000045");
     assert_eq!(m["differing_bits"], "00000003");
+}
+
+/// Regression: `--suite '************z'` took time exponential in the number of `*`; every pattern option now
+/// compiles to an automaton. A pattern that does not compile is a usage error naming it.
+#[test]
+fn patterns_answer_at_once_and_bad_ones_exit_2() {
+    let t = std::time::Instant::now();
+    let stars = format!("{}z", "*".repeat(40));
+    for args in [
+        &["--suite", stars.as_str()][..],
+        &["--suite", "peer-read-lane", "--kernel", stars.as_str()],
+    ] {
+        let out = conformance(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("matches") && err.contains(&stars), "{err}");
+    }
+    assert!(
+        t.elapsed() < std::time::Duration::from_secs(20),
+        "{:?}",
+        t.elapsed()
+    );
+    let out = conformance(&["--suite", "peer-[f32"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("pattern `peer-[f32`") && err.contains("unclosed"),
+        "{err}"
+    );
+    // Sets and alternatives select as a shell glob does.
+    let (v, _) = json(&["--format", "json", "--suite", "peer-{read-lane,dpp8}"]);
+    let suites: Vec<&str> = v["backends"][0]["suites"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["suite"].as_str().unwrap())
+        .collect();
+    assert_eq!(suites, ["peer-dpp8", "peer-read-lane"]);
+}
+
+/// A known difference's backend is a pattern of the same syntax; one that does not compile is named.
+#[test]
+fn known_difference_backend_patterns() {
+    let tmp = tempfile::tempdir().unwrap();
+    let known = tmp.path().join("known.toml");
+    std::fs::write(
+        &known,
+        "[[difference]]\nbackend = \"vulkan:[\"\nids = [\"M-0123456789abcdef\"]\nreason = \"x\"\n",
+    )
+    .unwrap();
+    let out = conformance(&["--known", known.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("known.toml") && err.contains("vulkan:["),
+        "{err}"
+    );
+    // `m?d*` covers the model: the bundled differences stay known under it.
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/known-differences.toml"
+    ))
+    .unwrap()
+    .replace("backend = \"model\"", "backend = \"m?d*\"");
+    assert!(text.contains("m?d*"));
+    std::fs::write(&known, text).unwrap();
+    let (v, code) = json(&["--format", "json", "--known", known.to_str().unwrap()]);
+    assert_eq!(v["backends"][0]["known_differences"], 48);
+    assert_eq!(code, 0);
+}
+
+/// A suite of one dispatch of 1,024 workgroups of 32 lanes whose every wave loops 3 x 32,767 instructions:
+/// under the per-wave budget, about 100 million instructions in all (minutes of the model). Built through the
+/// peer importer so its IDs are the real ones. Returns the folder holding the suite.
+fn long_loop_suite() -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().unwrap();
+    let peer = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../shared/corpus/peer/ReadLane.json"
+    );
+    let mut d: serde_json::Value = serde_json::from_slice(&std::fs::read(peer).unwrap()).unwrap();
+    let lanes = 32 * 1024;
+    d["test"] = "LongLoop".into();
+    let k = &mut d["kernels"][0];
+    k["name"] = "LongLoop".into();
+    // s_movk_i32 s20, 0x7fff; s_sub_u32 s20, s20, 1; s_cmp_lg_u32 s20, 0; s_cbranch_scc1 -3; s_endpgm
+    k["words"] = serde_json::json!(["b0147fff", "80948114", "bf078014", "bf85fffd", "bf810000"]);
+    k["declared_word_count"] = 5.into();
+    for m in k["memory"].as_array_mut().unwrap() {
+        m["bytes"] = (lanes * 16).into();
+    }
+    let case = &mut d["cases"][0];
+    case["kernel"] = "LongLoop".into();
+    case["groups"] = serde_json::json!([1024, 1, 1]);
+    case["rows_per_dispatch"] = lanes.into();
+    case["rows"] = serde_json::json!(vec![["00000000"; 4]; lanes]);
+    case["expected"] = serde_json::json!(vec![["deadbeef"; 3]; lanes]);
+    case["checks"] = serde_json::json!(vec!["xxx"; lanes]);
+    d["cases"] = serde_json::json!([case.clone()]);
+    let json = tmp.path().join("LongLoop.json");
+    std::fs::write(&json, serde_json::to_vec(&d).unwrap()).unwrap();
+    let suite = measurements::peer::import_peer_file(&json).unwrap();
+    suite.write(&tmp.path().join("data")).unwrap();
+    tmp
+}
+
+/// Regression: a job over many workgroups, each under the per-wave budget, had no bound at all. Now the
+/// wall-clock limit (`--job-timeout`) and the whole-dispatch budget (`--job-instructions`) end it, reported
+/// as a timeout with the figures.
+#[test]
+fn long_jobs_end_at_the_job_limits() {
+    let tmp = long_loop_suite();
+    let data = tmp.path().join("data");
+    let data = data.to_str().unwrap();
+    let t = std::time::Instant::now();
+    let out = conformance(&[
+        "--measurements",
+        data,
+        "--format",
+        "json",
+        "--job-timeout",
+        "0.5",
+    ]);
+    assert!(
+        t.elapsed() < std::time::Duration::from_secs(60),
+        "{:?}",
+        t.elapsed()
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let b = &v["backends"][0];
+    assert_eq!(b["errors"], b["cells"]);
+    let message = b["problems"][0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("timeout: the job ran past its wall-clock limit")
+            && message.contains("of the 0.500 s wall-clock limit")
+            && message.contains("instructions executed of the dispatch's budget of 100000000"),
+        "{message}"
+    );
+    assert!(
+        err.contains("1 job did not run to the end") && err.contains("wall-clock"),
+        "{err}"
+    );
+    assert_eq!(v["limits"]["job_timeout_seconds"], 0.5);
+
+    let out = conformance(&[
+        "--measurements",
+        data,
+        "--format",
+        "json",
+        "--job-instructions",
+        "200000",
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let message = v["backends"][0]["problems"][0]["message"].as_str().unwrap();
+    assert!(
+        message.contains(
+            "the dispatch executed 200000 instructions, its budget of 200000 for all waves"
+        ) && message.contains("of the 60.000 s wall-clock limit"),
+        "{message}"
+    );
+    for bad in ["-1", "abc", "inf"] {
+        let out = conformance(&["--job-timeout", bad]);
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+    }
+}
+
+/// Regression: `conformance --format json | head -1` panicked (exit 101) writing to the closed pipe.
+#[test]
+fn a_reader_that_closes_stdout_early_ends_the_output_quietly() {
+    for format in ["json", "text", "markdown"] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_conformance"))
+            .args(["--format", format])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Close the read end before the run prints anything: its first write meets a closed pipe.
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{format}: {err}");
+        assert!(
+            !err.contains("panicked") && !err.contains("Broken pipe"),
+            "{err}"
+        );
+    }
+}
+
+/// An exit 1 says why on stderr: the backend, the suites, how many cells, the first measurement IDs.
+#[test]
+fn exit_1_names_suites_cells_and_first_ids() {
+    let (tmp, dst) = copy_of_read_lane();
+    let csv = dst.join("rdna2.csv");
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let line = text
+        .lines()
+        .find(|l| l.contains(",a5050505 a5050505 00000045,"))
+        .unwrap();
+    let id = line.split(',').next().unwrap().to_string();
+    std::fs::write(
+        &csv,
+        text.replacen(
+            ",a5050505 a5050505 00000045,",
+            ",a5050505 a5050505 00000046,",
+            1,
+        ),
+    )
+    .unwrap();
+    for limit in ["5000", "0"] {
+        let out = conformance(&[
+            "--measurements",
+            tmp.path().to_str().unwrap(),
+            "--mismatch-limit",
+            limit,
+        ]);
+        assert_eq!(out.status.code(), Some(1));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("model: 1 cell mismatched outside the known differences, in 1 suite: peer-read-lane (1)"),
+            "{err}"
+        );
+        if limit == "0" {
+            assert!(
+                err.contains("none kept in detail (--mismatch-limit 0)"),
+                "{err}"
+            );
+        } else {
+            assert!(
+                err.contains(&format!("first: {id} (peer-read-lane/ReadLaneCode lane")),
+                "{id} {err}"
+            );
+        }
+    }
+}
+
+/// IDs of a known-differences file that match no loaded row are reported on stderr and in the JSON.
+#[test]
+fn stale_known_ids_are_reported() {
+    let tmp = tempfile::tempdir().unwrap();
+    let known = tmp.path().join("known.toml");
+    std::fs::write(
+        &known,
+        "[[difference]]\nbackend = \"model\"\nids = [\"M-0123456789abcdef\", \"M-1b06b043fc6b884e\"]\nreason = \"x\"\n",
+    )
+    .unwrap();
+    let (v, code) = json(&[
+        "--format",
+        "json",
+        "--known",
+        known.to_str().unwrap(),
+        "--suite",
+        "peer-read-lane",
+    ]);
+    assert_eq!(code, 0);
+    // M-1b06... is a row of peer-f32-arithmetic-nan: loaded, though not selected, so not stale.
+    assert_eq!(
+        v["stale_known_ids"],
+        serde_json::json!(["M-0123456789abcdef"])
+    );
+    let out = conformance(&[
+        "--known",
+        known.to_str().unwrap(),
+        "--suite",
+        "peer-read-lane",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("warning: 1 of 2 IDs listed in") && err.contains("M-0123456789abcdef"),
+        "{err}"
+    );
+    let (v, _) = json(&["--format", "json"]);
+    assert_eq!(v["stale_known_ids"], serde_json::json!([]));
+}
+
+/// `--backend all` runs the model and every Vulkan device (lavapipe here) and says what this build lacks, on
+/// stderr and in the JSON.
+#[test]
+fn backend_all_lists_what_it_ran_and_what_is_missing() {
+    let out = conformance(&[
+        "--backend",
+        "all",
+        "--format",
+        "json",
+        "--suite",
+        "peer-read-lane",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--backend all runs model, vulkan:llvmpipe; not in this build: hsa ("), "{err}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let ran: Vec<&str> = v["backends"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(ran, ["model", "vulkan:llvmpipe"]);
+    let missing: Vec<&str> = v["backends_not_in_build"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(missing, ["hsa"]);
+    for args in [&["--backend", "hsa"][..], &["--backend", "model:x"]] {
+        let out = conformance(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+    }
+}
+
+#[test]
+fn help_explains_ids_modes_limits_and_completions_exist() {
+    let out = conformance(&["--help"]);
+    assert!(out.status.success());
+    let help = String::from_utf8_lossy(&out.stdout);
+    for want in [
+        "Measurement IDs: `M-` and 16 lowercase hex digits",
+        "FLOAT_MODE/IEEE/DX10_CLAMP/FP16_OVFL",
+        "c0/0/1/0",
+        "--job-timeout <SECONDS>",
+        "[default: 60]",
+        "--job-instructions <N>",
+        "[default: 100000000]",
+        "Exit status: 0",
+    ] {
+        assert!(help.contains(want), "--help lacks {want:?}:\n{help}");
+    }
+    for shell in ["bash", "zsh", "fish"] {
+        let out = conformance(&["completions", shell]);
+        assert!(out.status.success(), "{shell}");
+        let script = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            script.contains("conformance") && script.contains("job-timeout"),
+            "{shell}"
+        );
+    }
+    assert_eq!(conformance(&["completions", "tcsh"]).status.code(), Some(2));
+}
+
+/// A malformed ID of a known-differences file is named with its line and column; an endless file is an
+/// error, not a hang.
+#[test]
+fn known_files_name_bad_ids_and_endless_input_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let known = tmp.path().join("known.toml");
+    std::fs::write(
+        &known,
+        "[[difference]]\nbackend = \"model\"\nids = [\"M-0123456789abcdef\",\n       \"M-xyz\"]\nreason = \"x\"\n",
+    )
+    .unwrap();
+    let out = conformance(&["--known", known.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("known.toml:4:9: `M-xyz` is not a measurement ID"),
+        "{err}"
+    );
+    let out = conformance(&["--known", "/dev/zero"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("more than"));
 }

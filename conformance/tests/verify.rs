@@ -93,10 +93,7 @@ impl Backend for Faulty {
 
 fn opts(suite: &str) -> Options {
     Options {
-        filter: Filter {
-            suites: vec![suite.into()],
-            kernels: vec![],
-        },
+        filter: Filter::new(&[suite], &[]).unwrap(),
         ..Options::default()
     }
 }
@@ -130,14 +127,13 @@ fn a_flipped_bit_is_a_mismatch_with_its_measurement_id() {
     assert!(s.has_unexplained_mismatch());
 
     // Listing them as known differences keeps them counted but no longer failing.
-    let known = KnownDifferences {
-        entries: vec![conformance::known::KnownDifference {
-            backend: "rep*".into(),
-            ids: b.mismatches.iter().map(|m| m.id.clone()).collect(),
-            columns: Some(vec![0]),
-            reason: "test".into(),
-        }],
-    };
+    let known = KnownDifferences::new(vec![conformance::known::KnownDifference {
+        backend: "rep*".into(),
+        ids: b.mismatches.iter().map(|m| m.id.clone()).collect(),
+        columns: Some(vec![0]),
+        reason: "test".into(),
+    }])
+    .unwrap();
     let o = Options {
         known,
         ..opts("peer-f32-arithmetic-nan")

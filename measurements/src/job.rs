@@ -23,6 +23,7 @@ use crate::row::Placement;
 use crate::store::Suite;
 use std::collections::BTreeMap;
 use std::sync::Arc;
+use std::time::Duration;
 
 /// One dispatch to run.
 #[derive(Debug, Clone)]
@@ -198,11 +199,23 @@ pub enum BackendError {
         /// What was accessed.
         reason: String,
     },
-    /// The kernel did not finish within the backend's instruction budget.
-    #[error("timeout: no s_endpgm after {instructions} instructions")]
+    /// The job did not finish within one of the backend's bounds: a wave's instruction budget, the whole
+    /// dispatch's instruction budget or the wall-clock limit. Every figure is carried, so the message says how
+    /// far the job got and which bound to raise.
+    #[error("{}", timeout_text(*.limit, *.instructions, *.budget, *.elapsed, *.time_limit))]
     Timeout {
-        /// Instructions executed (per wave) before giving up.
+        /// The bound the job ran into.
+        limit: TimeLimit,
+        /// Instructions executed when it stopped: by the wave for [`TimeLimit::WaveInstructions`], by all waves
+        /// of the dispatch together otherwise.
         instructions: u64,
+        /// The instruction budget of the same scope: per wave for [`TimeLimit::WaveInstructions`], the
+        /// dispatch's otherwise.
+        budget: u64,
+        /// Wall-clock time the job had run.
+        elapsed: Duration,
+        /// The wall-clock limit; `None` when the job ran without one.
+        time_limit: Option<Duration>,
     },
     /// The job itself is malformed (e.g. user data naming a missing array).
     #[error("invalid job: {0}")]
@@ -210,6 +223,54 @@ pub enum BackendError {
     /// The device or driver failed.
     #[error("device error: {0}")]
     Device(String),
+}
+
+/// Which bound of a backend a job ran into ([`BackendError::Timeout`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TimeLimit {
+    /// One wave executed its whole instruction budget without reaching `s_endpgm` (a runaway loop).
+    WaveInstructions,
+    /// All waves of the dispatch together executed the dispatch's instruction budget (many workgroups, each
+    /// within its own budget, that together would run for hours).
+    DispatchInstructions,
+    /// The job ran longer than the wall-clock limit.
+    WallClock,
+}
+
+fn seconds(d: Duration) -> String {
+    format!("{:.3} s", d.as_secs_f64())
+}
+
+/// The message of [`BackendError::Timeout`]: the bound first, then every figure.
+fn timeout_text(
+    limit: TimeLimit,
+    instructions: u64,
+    budget: u64,
+    elapsed: Duration,
+    time_limit: Option<Duration>,
+) -> String {
+    let clock = match time_limit {
+        Some(t) => format!(
+            "{} elapsed of the {} wall-clock limit",
+            seconds(elapsed),
+            seconds(t)
+        ),
+        None => format!("{} elapsed, no wall-clock limit", seconds(elapsed)),
+    };
+    match limit {
+        TimeLimit::WaveInstructions => format!(
+            "timeout: a wave executed {instructions} instructions, its budget of {budget} per wave, without \
+             reaching s_endpgm ({clock})"
+        ),
+        TimeLimit::DispatchInstructions => format!(
+            "timeout: the dispatch executed {instructions} instructions, its budget of {budget} for all waves \
+             together ({clock})"
+        ),
+        TimeLimit::WallClock => format!(
+            "timeout: the job ran past its wall-clock limit ({clock}; {instructions} instructions executed of \
+             the dispatch's budget of {budget})"
+        ),
+    }
 }
 
 /// Something that runs jobs: the reference model, the recompiler on a Vulkan device, a real GPU.

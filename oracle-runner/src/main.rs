@@ -1,24 +1,54 @@
 //! `oracle`: the measurement side of the project.
 //!
 //! - `oracle import-peer FILE.json... --out DIR` converts peer-test JSON into suites.
-//! - `oracle show ID...` prints measured rows by measurement ID, with their kernel and provenance.
-//! - `oracle disasm --target gfx1013|gfx1030 WORD...` (or `--file PATH`) prints LLVM-syntax disassembly.
+//! - `oracle show ID...` prints measured rows by measurement ID, with their kernel, column labels and
+//!   provenance.
+//! - `oracle disasm --target NAME WORD...` (or `--file PATH`, `-` for stdin) prints LLVM-syntax disassembly;
+//!   the target names are those of `reference_model::exec::TARGET_NAMES` (`gfx1013`, `ps5`, `rdna2`,
+//!   `gfx1030`..`gfx1036`).
+//! - `oracle completions SHELL` prints a shell completion script.
 //!
-//! Exit status: 0 on success, 2 on bad input or usage (the message names the file, line and reason).
+//! Exit status: 0 on success; 1 when `disasm` met words that are no instruction (each one is a warning on
+//! stderr, the rest is printed); 2 on bad input or usage (the message names the file, line and reason).
+//! Output cut short by its reader (`| head`) is not an error.
 
 mod disasm;
+mod out;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 use measurements::{peer, Dataset};
 use std::collections::BTreeMap;
+use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
+
+/// What `--help` adds after the commands: the notions `show` and `disasm` print.
+const AFTER_HELP: &str = "\
+Measurement IDs: `M-` and 16 hex digits, the start of a SHA-256 over the row's kernel content hash, target,
+float mode, dispatch hash (the dispatch's memory image, user-SGPR recipe and every lane's inputs) and lane (and
+the compared array when it is not the kernel's default `out`). The same measurement made twice gets the same
+ID. An argument of another shape is reported as malformed, not as missing.
+
+Float modes are written FLOAT_MODE/IEEE/DX10_CLAMP/FP16_OVFL, e.g. `c0/0/1/0`: the FLOAT_MODE byte in hex
+(round32 bits 1:0, round16/64 bits 3:2, denorm32 bits 5:4, denorm16/64 bits 7:6), then IEEE_MODE, DX10_CLAMP
+and FP16_OVFL as 0 or 1.
+
+Checks (`show`): each cell is compared under its mask by its letter: x bit-exact; n bit-exact or both f32 NaNs;
+h bit-exact, or equal upper halves and both low halves f16 NaNs; l bit-exact or both low halves f16 NaNs;
+a the output must be an f32 NaN; - not checked. A label after a cell is the kernel's name for that dword.
+
+Targets: gfx1013 and ps5 (the PS5 GPU) decode with gfx1013's tables; rdna2 (what rows say when the source
+names no chip) and gfx1030, gfx1031, gfx1032, gfx1033, gfx1034, gfx1035, gfx1036 with gfx1030's.
+
+Exit status: 0 success; 1 `disasm` met words that are no instruction (a warning for each, the rest printed);
+2 bad input or usage. Output cut short by its reader (`| head`) is not an error.";
 
 #[derive(Parser)]
 #[command(
     name = "oracle",
     version,
-    about = "Measurements of gfx10 behaviour: import, show, disassemble"
+    about = "Measurements of gfx10 behaviour: import, show, disassemble",
+    after_help = AFTER_HELP
 )]
 struct Cli {
     #[command(subcommand)]
@@ -33,31 +63,45 @@ enum Command {
         #[arg(required = true)]
         files: Vec<PathBuf>,
         /// Folder that receives one subfolder per suite.
-        #[arg(long)]
+        #[arg(long, value_name = "DIR")]
         out: PathBuf,
     },
-    /// Print measured rows by measurement ID.
+    /// Print measured rows by measurement ID: kernel, target, mode, inputs, every cell with its column label,
+    /// evidence and provenance.
+    #[command(after_help = AFTER_HELP)]
     Show {
-        /// Measurement IDs (M-...).
-        #[arg(required = true)]
+        /// Measurement IDs (`M-` and 16 hex digits).
+        #[arg(required = true, value_name = "ID")]
         ids: Vec<String>,
         /// Measurement folders (default: the bundled data).
-        #[arg(long = "measurements")]
+        #[arg(long = "measurements", value_name = "DIR")]
         measurements: Vec<PathBuf>,
         /// Also print the kernel's disassembly.
         #[arg(long)]
         disasm: bool,
     },
-    /// Disassemble gfx10 words, one instruction per line in LLVM's syntax.
+    /// Disassemble gfx10 words, one instruction per line in LLVM's syntax. A word that is no instruction is a
+    /// warning on stderr naming its index; decoding resumes at the next word and the exit status is 1.
+    #[command(after_help = AFTER_HELP)]
     Disasm {
-        /// gfx1013 (PS5) or gfx1030 (RDNA2).
-        #[arg(long, default_value = "gfx1013")]
+        /// Target: gfx1013 or ps5 (gfx1013 tables); rdna2 or gfx1030..gfx1036 (gfx1030 tables).
+        #[arg(long, default_value = "gfx1013", value_name = "NAME")]
         target: String,
-        /// Words as 8 hex digits (0x optional).
+        /// Words as 8 hex digits (0x optional); an argument may hold several, separated by spaces or commas.
         words: Vec<String>,
-        /// A file of hex words, or a little-endian binary blob.
-        #[arg(long)]
+        /// A hex listing (words separated by whitespace or commas) when the file is printable text, else a
+        /// little-endian binary blob; `-` reads stdin.
+        #[arg(long, value_name = "PATH")]
         file: Option<PathBuf>,
+        /// Read --file as a little-endian binary blob even if its bytes are printable.
+        #[arg(long)]
+        binary: bool,
+    },
+    /// Print a completion script for SHELL on stdout (e.g. `oracle completions bash >
+    /// /etc/bash_completion.d/oracle`).
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
     },
 }
 
@@ -74,18 +118,34 @@ fn main() -> ExitCode {
             target,
             words,
             file,
-        } => disasm::run(&target, &words, file.as_deref()).map(|s| print!("{s}")),
+            binary,
+        } => disasm::run(&target, &words, file.as_deref(), binary).and_then(|l| {
+            out::print(&l.text)?;
+            for w in &l.warnings {
+                out::warn(&format!("oracle: warning: {w}"));
+            }
+            Ok(if l.warnings.is_empty() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            })
+        }),
+        Command::Completions { shell } => {
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "oracle", &mut script);
+            out::print(&String::from_utf8_lossy(&script)).map(|()| ExitCode::SUCCESS)
+        }
     };
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(code) => code,
         Err(message) => {
-            eprintln!("oracle: {message}");
+            out::warn(&format!("oracle: {message}"));
             ExitCode::from(2)
         }
     }
 }
 
-fn import_peer(files: &[PathBuf], out: &std::path::Path) -> Result<(), String> {
+fn import_peer(files: &[PathBuf], out: &std::path::Path) -> Result<ExitCode, String> {
     // Convert everything before writing anything, so bad input leaves no partial output.
     let mut suites = BTreeMap::new();
     for f in files {
@@ -101,51 +161,93 @@ fn import_peer(files: &[PathBuf], out: &std::path::Path) -> Result<(), String> {
     }
     for (name, (file, suite)) in &suites {
         suite.write(out).map_err(|e| e.to_string())?;
-        println!(
-            "{}: suite {name}: {} kernels, {} rows -> {}",
+        out::print(&format!(
+            "{}: suite {name}: {} kernels, {} rows -> {}\n",
             file.display(),
             suite.kernels.kernels.len(),
             suite.rows.len(),
             out.join(name).display()
-        );
+        ))?;
     }
-    Ok(())
+    Ok(ExitCode::SUCCESS)
 }
 
-fn show(ids: &[String], dirs: &[PathBuf], with_disasm: bool) -> Result<(), String> {
+/// The measurement ID `arg` spells, in its stored form (hex digits lowercase), or why it is malformed.
+fn parse_id(arg: &str) -> Result<String, String> {
+    let shape = "a measurement ID is `M-` and 16 hex digits, e.g. M-1b06b043fc6b884e";
+    let hex = arg
+        .strip_prefix("M-")
+        .or_else(|| arg.strip_prefix("m-"))
+        .ok_or_else(|| format!("malformed measurement ID `{arg}`: no `M-` prefix ({shape})"))?;
+    if let Some(c) = hex.chars().find(|c| !c.is_ascii_hexdigit()) {
+        return Err(format!(
+            "malformed measurement ID `{arg}`: `{c}` is not a hex digit ({shape})"
+        ));
+    }
+    if hex.len() != 16 {
+        return Err(format!(
+            "malformed measurement ID `{arg}`: {} hex digits, not 16 ({shape})",
+            hex.len()
+        ));
+    }
+    Ok(format!("M-{}", hex.to_ascii_lowercase()))
+}
+
+fn show(args: &[String], dirs: &[PathBuf], with_disasm: bool) -> Result<ExitCode, String> {
+    // Every argument is checked before the data is loaded: a typo is named as such, not as a missing row.
+    let ids = args
+        .iter()
+        .map(|a| parse_id(a))
+        .collect::<Result<Vec<_>, _>>()?;
     let dirs = if dirs.is_empty() {
         vec![measurements::bundled_data_dir()]
     } else {
         dirs.to_vec()
     };
     let ds = Dataset::load(&dirs).map_err(|e| e.to_string())?;
-    for id in ids {
-        let (suite, stored) = ds
-            .find(id)
-            .ok_or_else(|| format!("no measurement {id} in {}", join(&dirs)))?;
+    let mut missing = Vec::new();
+    for id in &ids {
+        let Some((suite, stored)) = ds.find(id) else {
+            missing.push(id.as_str());
+            continue;
+        };
         let r = &stored.row;
-        println!("{id}");
-        println!(
+        let kernel = suite.kernel(&r.kernel);
+        let mut s = String::new();
+        let _ = writeln!(s, "{id}");
+        let _ = writeln!(
+            s,
             "  suite     {} (kernel {}, content hash {})",
             suite.name(),
             r.kernel,
-            suite.kernel_hashes[&r.kernel]
+            suite
+                .kernel_hashes
+                .get(&r.kernel)
+                .map_or("unknown", String::as_str)
         );
-        println!("  target    {}", r.target);
-        println!("  mode      {}", r.mode);
-        println!("  dispatch  {} lane {}", r.dispatch, r.lane);
-        println!(
+        let _ = writeln!(s, "  target    {}", r.target);
+        let _ = writeln!(s, "  mode      {} ({})", r.mode.canonical(), r.mode);
+        let _ = writeln!(s, "  dispatch  {} lane {}", r.dispatch, r.lane);
+        let _ = writeln!(
+            s,
             "  inputs    {}",
             measurements::hex::format_dwords(&r.inputs)
         );
-        println!(
+        let _ = writeln!(
+            s,
             "  compares  {} (lane {} at dword {})",
             r.placement,
             r.lane,
             r.placement.dword(r.lane, 0)
         );
+        // The kernel's labels name the dwords of its default placement, as the HTML report shows them; a row
+        // comparing another array has no labels (its `array[column]` is all there is to say).
+        let labels = kernel
+            .filter(|k| r.placement == k.default_placement())
+            .map_or(&[][..], |k| k.labels.as_slice());
         for c in &r.cells {
-            println!(
+            let _ = write!(
+                s,
                 "  {}[{:>3}]  {:08x} mask {:08x} check {}",
                 r.placement.array,
                 c.column,
@@ -153,22 +255,50 @@ fn show(ids: &[String], dirs: &[PathBuf], with_disasm: bool) -> Result<(), Strin
                 c.mask,
                 c.check.letter()
             );
-        }
-        println!("  evidence  {}", r.evidence);
-        for s in r.source.split(" ; ") {
-            println!("  source    {s}");
-        }
-        println!("  read from {}", stored.origin);
-        if with_disasm {
-            let kernel = suite.kernel(&r.kernel).ok_or("kernel missing")?;
-            let target = reference_model::exec::target_of(&r.target)
-                .unwrap_or(reference_model::isa::Target::Gfx1030);
-            for line in disasm::listing(target, &kernel.words())?.lines() {
-                println!("    {line}");
+            match labels.get(c.column as usize).filter(|l| !l.is_empty()) {
+                Some(l) => {
+                    let _ = writeln!(s, "  {l}");
+                }
+                None => s.push('\n'),
             }
         }
+        let _ = writeln!(s, "  evidence  {}", r.evidence);
+        for src in r.source.split(" ; ") {
+            let _ = writeln!(s, "  source    {src}");
+        }
+        let _ = writeln!(s, "  read from {}", stored.origin);
+        if with_disasm {
+            let kernel = kernel.ok_or_else(|| format!("{id}: kernel `{}` missing", r.kernel))?;
+            match reference_model::exec::target_of(&r.target) {
+                Some(target) => {
+                    let l = disasm::listing(target, &kernel.words());
+                    for line in l.text.lines() {
+                        let _ = writeln!(s, "    {line}");
+                    }
+                    for w in &l.warnings {
+                        let _ = writeln!(s, "    ; cannot decode {w}");
+                    }
+                }
+                None => {
+                    let _ = writeln!(
+                        s,
+                        "    (no disassembly: target `{}` is none of {})",
+                        r.target,
+                        disasm::target_names()
+                    );
+                }
+            }
+        }
+        out::print(&s)?;
     }
-    Ok(())
+    if !missing.is_empty() {
+        return Err(format!(
+            "no measurement {} in {}",
+            missing.join(", "),
+            join(&dirs)
+        ));
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 fn join(dirs: &[PathBuf]) -> String {
@@ -176,4 +306,34 @@ fn join(dirs: &[PathBuf]) -> String {
         .map(|d| d.display().to_string())
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_checked_for_shape() {
+        assert_eq!(
+            parse_id("M-1B06B043FC6B884E").unwrap(),
+            "M-1b06b043fc6b884e"
+        );
+        for (bad, why) in [
+            ("M-xyz", "`x` is not a hex digit"),
+            ("M-1b06", "4 hex digits, not 16"),
+            ("1b06b043fc6b884e", "no `M-` prefix"),
+            ("M-1b06b043fc6b884e0", "17 hex digits"),
+        ] {
+            let e = parse_id(bad).unwrap_err();
+            assert!(e.contains("malformed") && e.contains(why), "{bad}: {e}");
+        }
+    }
+
+    /// The help's target list is the model's mapping, name for name.
+    #[test]
+    fn help_lists_every_target_name() {
+        for (name, _) in reference_model::exec::TARGET_NAMES {
+            assert!(AFTER_HELP.contains(name), "{name}");
+        }
+    }
 }

@@ -146,3 +146,225 @@ fn show_can_disassemble_the_kernel() {
         "{s}"
     );
 }
+
+fn oracle_with_stdin(args: &[&str], stdin: &[u8]) -> std::process::Output {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_oracle"))
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// Regression: one bad word made `oracle disasm` print nothing. Now it does what llvm-mc does: every
+/// instruction it can decode on stdout, a warning per bad word with its index, decoding resumed at the next
+/// word; exit 1 says something was bad.
+#[test]
+fn disasm_warns_per_bad_word_and_resynchronises() {
+    let o = oracle(&["disasm", "7e140304", "ffffffff", "bf810000"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(text(&o.stdout), "v_mov_b32_e32 v10, v4\ns_endpgm\n");
+    let err = text(&o.stderr);
+    assert!(
+        err.contains("oracle: warning: word 1: 0xffffffff matches no gfx10 encoding"),
+        "{err}"
+    );
+    let o = oracle(&["disasm", "7e140304", "bf810000"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(o.stderr.is_empty());
+}
+
+/// Regression: a text file that was not a valid listing was read as a binary blob. Text is a listing, a bad
+/// token is named by line and column; only non-text bytes or `--binary` make a blob; `--file -` is stdin.
+#[test]
+fn disasm_files_listings_blobs_and_stdin() {
+    let tmp = tempfile::tempdir().unwrap();
+    let hex = tmp.path().join("k.hex");
+    std::fs::write(&hex, "7e140304\n  xyz0\n").unwrap();
+    let o = oracle(&["disasm", "--file", hex.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = text(&o.stderr);
+    assert!(err.contains("k.hex:2:3: `xyz0` is not a word"), "{err}");
+    assert!(o.stdout.is_empty());
+
+    std::fs::write(&hex, "7e140304, ffffffff\nbf810000\n").unwrap();
+    let o = oracle(&["disasm", "--file", hex.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(text(&o.stdout), "v_mov_b32_e32 v10, v4\ns_endpgm\n");
+    assert!(
+        text(&o.stderr).contains("k.hex:1:11: word 1:"),
+        "{}",
+        text(&o.stderr)
+    );
+
+    let o = oracle_with_stdin(&["disasm", "--file", "-"], b"0x7e140304 0xbf810000\n");
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert_eq!(text(&o.stdout), "v_mov_b32_e32 v10, v4\ns_endpgm\n");
+    let mut blob = Vec::new();
+    for w in [0x7e14_0304u32, 0xbf81_0000] {
+        blob.extend_from_slice(&w.to_le_bytes());
+    }
+    let o = oracle_with_stdin(&["disasm", "--file", "-"], &blob);
+    assert_eq!(text(&o.stdout), "v_mov_b32_e32 v10, v4\ns_endpgm\n");
+    // Printable bytes are a listing unless --binary says they are a blob.
+    let o = oracle_with_stdin(&["disasm", "--file", "-"], b"AAAAZZZZ");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("<stdin>:1:1:") && text(&o.stderr).contains("--binary"));
+    let o = oracle_with_stdin(&["disasm", "--binary", "--file", "-"], b"AAAAZZZZ");
+    assert_ne!(o.status.code(), Some(2), "{}", text(&o.stderr));
+    let o = oracle(&["disasm", "--binary", "bf810000"]);
+    assert_eq!(o.status.code(), Some(2));
+    let o = oracle(&["disasm", "--file", "/nonexistent.hex"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("/nonexistent.hex"));
+}
+
+/// `rdna2` (what rows say), the gfx1030 family, gfx1013 and ps5 are accepted wherever a target is.
+#[test]
+fn disasm_accepts_every_target_name() {
+    for (target, want) in [
+        ("gfx1013", "v_mac_legacy_f32"),
+        ("ps5", "v_mac_legacy_f32"),
+        ("rdna2", "v_fmac_legacy_f32"),
+        ("gfx1030", "v_fmac_legacy_f32"),
+        ("gfx1035", "v_fmac_legacy_f32"),
+        ("gfx1036", "v_fmac_legacy_f32"),
+        ("RDNA2", "v_fmac_legacy_f32"),
+    ] {
+        let o = oracle(&["disasm", "--target", target, "0c000102"]);
+        assert_eq!(o.status.code(), Some(0), "{target}: {}", text(&o.stderr));
+        assert!(text(&o.stdout).starts_with(want), "{target}");
+    }
+    let o = oracle(&["disasm", "--target", "gfx1100", "bf810000"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stderr).contains("rdna2, gfx1030"),
+        "{}",
+        text(&o.stderr)
+    );
+}
+
+/// A malformed ID is reported as malformed (exit 2) before any data is read; a well-formed one that is not
+/// there is reported as missing.
+#[test]
+fn show_tells_malformed_ids_from_missing_ones() {
+    for bad in [
+        "M-xyz",
+        "M-1b06b043fc6b884",
+        "M-1b06b043fc6b884e00",
+        "1b06b043fc6b884e",
+    ] {
+        let o = oracle(&["show", bad]);
+        assert_eq!(o.status.code(), Some(2), "{bad}");
+        let err = text(&o.stderr);
+        assert!(
+            err.contains("malformed measurement ID") && err.contains(bad),
+            "{err}"
+        );
+    }
+    let o = oracle(&["show", "M-0000000000000000"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("no measurement M-0000000000000000"));
+    // Hex digits in either case name the same row.
+    let o = oracle(&["show", "M-1B06B043FC6B884E"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+}
+
+/// `show` prints each cell's column label (what the HTML report shows next to the dword) and the mode in the
+/// reports' notation.
+#[test]
+fn show_prints_labels_and_the_mode_notation() {
+    let o = oracle(&["show", "M-1b06b043fc6b884e"]);
+    let s = text(&o.stdout);
+    assert!(
+        s.contains("out[  0]  7f812345 mask ffffffff check x  v_add_f32\n"),
+        "{s}"
+    );
+    assert!(
+        s.contains("out[  1]  7f812345 mask ffffffff check x  v_sub_f32\n"),
+        "{s}"
+    );
+    assert!(
+        s.contains("mode      c0/0/1/0 (FLOAT_MODE 0xc0 IEEE 0 DX10_CLAMP 1 FP16_OVFL 0)"),
+        "{s}"
+    );
+}
+
+/// Regression: `oracle show ... | head -1` and `oracle disasm ... | head -1` panicked (exit 101).
+#[test]
+fn a_reader_that_closes_stdout_early_ends_the_output_quietly() {
+    let tmp = tempfile::tempdir().unwrap();
+    let hex = tmp.path().join("k.hex");
+    std::fs::write(&hex, "7e140304\n".repeat(50_000)).unwrap();
+    for args in [
+        &[
+            "show",
+            "--disasm",
+            "M-1b06b043fc6b884e",
+            "M-1b06b043fc6b884e",
+        ][..],
+        &["disasm", "--file", hex.to_str().unwrap()],
+        &["completions", "bash"],
+    ] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_oracle"))
+            .args(args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        let o = child.wait_with_output().unwrap();
+        let err = text(&o.stderr);
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+}
+
+#[test]
+fn help_explains_ids_modes_targets_and_completions_exist() {
+    for args in [&["--help"][..], &["show", "--help"], &["disasm", "--help"]] {
+        let o = oracle(args);
+        assert!(o.status.success());
+        let help = text(&o.stdout);
+        for want in [
+            "Measurement IDs: `M-` and 16 hex digits",
+            "FLOAT_MODE/IEEE/DX10_CLAMP/FP16_OVFL",
+            "c0/0/1/0",
+            "rdna2",
+            "gfx1036",
+            "ps5",
+            "Exit status: 0",
+        ] {
+            assert!(help.contains(want), "{args:?} lacks {want:?}:\n{help}");
+        }
+    }
+    for shell in ["bash", "zsh", "fish"] {
+        let o = oracle(&["completions", shell]);
+        assert!(o.status.success(), "{shell}");
+        let script = text(&o.stdout);
+        assert!(
+            script.contains("oracle") && script.contains("disasm"),
+            "{shell}"
+        );
+    }
+}
+
+/// An endless input (`--file /dev/zero`) is refused past the input limit, not read until memory runs out.
+#[test]
+fn disasm_refuses_endless_input() {
+    let o = oracle(&["disasm", "--file", "/dev/zero"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stderr).contains("/dev/zero: more than 67108864 bytes"),
+        "{}",
+        text(&o.stderr)
+    );
+}

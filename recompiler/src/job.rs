@@ -28,6 +28,8 @@ pub struct Prepared {
     pub lds_bytes: u32,
     /// The job's arrays: (name, byte offset in `memory`, bytes), in memory-list order.
     pub arrays: Vec<(String, usize, usize)>,
+    /// The per-wave instruction budget compiled in.
+    pub budget: u32,
 }
 
 /// What the device and the caller decide about a compiled job.
@@ -132,8 +134,9 @@ pub fn prepare(job: &Job, options: Options) -> Result<Prepared, BackendError> {
         module,
         memory,
         info,
-        lds_bytes: k.lds_bytes.max(4).next_multiple_of(4),
+        lds_bytes: k.lds_bytes.max(4).next_multiple_of(4) + 8,
         arrays,
+        budget: options.budget,
     })
 }
 
@@ -146,8 +149,16 @@ pub fn unsupported(r: Refusal) -> BackendError {
 }
 
 impl Prepared {
-    /// The job's output from the guest-memory buffer and the status words the dispatch left.
-    pub fn finish(&self, job: &Job, memory: &[u8], status: &[u32]) -> Result<JobOutput, BackendError> {
+    /// The job's output from the guest-memory buffer and the status words the dispatch left; `elapsed` and
+    /// `time_limit` (the dispatch's time and the host's limit) go into a timeout's report.
+    pub fn finish(
+        &self,
+        job: &Job,
+        memory: &[u8],
+        status: &[u32],
+        elapsed: std::time::Duration,
+        time_limit: Option<std::time::Duration>,
+    ) -> Result<JobOutput, BackendError> {
         let word = |i: u32| status.get(i as usize).copied().unwrap_or(0);
         match word(0) {
             layout::OK => {}
@@ -160,7 +171,11 @@ impl Prepared {
             }
             layout::TIMEOUT => {
                 return Err(BackendError::Timeout {
+                    limit: measurements::job::TimeLimit::WaveInstructions,
                     instructions: word(4) as u64,
+                    budget: self.budget as u64,
+                    elapsed,
+                    time_limit,
                 })
             }
             layout::UNSUPPORTED if word(3) == layout::HOST_LOOP => {

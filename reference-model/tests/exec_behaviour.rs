@@ -4,11 +4,12 @@
 mod common;
 
 use common::{asm, job, test_kernel};
-use measurements::job::BackendError;
+use measurements::job::{BackendError, TimeLimit};
 use measurements::kernel::Abi;
 use measurements::FloatMode;
 use proptest::prelude::*;
 use reference_model::exec::{run_job, Limits};
+use std::time::{Duration, Instant};
 
 fn run(
     body: &str,
@@ -21,6 +22,7 @@ fn run(
         &job(k, "rdna2", FloatMode::TITLE, inputs),
         Limits {
             instructions: 100_000,
+            ..Limits::default()
         },
     )
     .map(|o| o.lanes)
@@ -35,12 +37,119 @@ fn rows(n: usize) -> Vec<[u32; 4]> {
 #[test]
 fn a_runaway_loop_times_out() {
     let e = run("s_branch -1", 32, 32, &rows(32)).unwrap_err();
-    assert_eq!(
-        e,
+    match &e {
         BackendError::Timeout {
-            instructions: 100_000
-        }
+            limit: TimeLimit::WaveInstructions,
+            instructions: 100_000,
+            budget: 100_000,
+            time_limit: Some(t),
+            ..
+        } => assert_eq!(*t, Limits::DEFAULT_WALL_CLOCK),
+        other => panic!("{other:?}"),
+    }
+    let text = e.to_string();
+    assert!(
+        text.contains("a wave executed 100000 instructions, its budget of 100000 per wave")
+            && text.contains("of the 60.000 s wall-clock limit"),
+        "{text}"
     );
+}
+
+/// A loop of 3 x 30,000 instructions: under any wave budget here, but 64 workgroups of it run 5.8 million.
+const LONG_LOOP: &str =
+    "s_movk_i32 s20, 30000\ns_sub_u32 s20, s20, 1\ns_cmp_lg_u32 s20, 0\ns_cbranch_scc1 -3";
+
+/// Regression: only each wave had a budget, so a grid of many workgroups, each just under it, ran for hours.
+#[test]
+fn the_whole_dispatch_has_an_instruction_budget() {
+    let mut k = test_kernel("gfx1030", LONG_LOOP, 32, 32);
+    k.grid = [64, 1, 1];
+    let limits = Limits {
+        instructions: 1_000_000,
+        dispatch_instructions: 500_000,
+        wall_clock: None,
+        ..Limits::default()
+    };
+    let e = run_job(&job(k, "rdna2", FloatMode::TITLE, &rows(32)), limits).unwrap_err();
+    match &e {
+        BackendError::Timeout {
+            limit: TimeLimit::DispatchInstructions,
+            instructions: 500_000,
+            budget: 500_000,
+            time_limit: None,
+            ..
+        } => {}
+        other => panic!("{other:?}"),
+    }
+    let text = e.to_string();
+    assert!(
+        text.contains(
+            "the dispatch executed 500000 instructions, its budget of 500000 for all waves"
+        ) && text.contains("no wall-clock limit"),
+        "{text}"
+    );
+}
+
+/// A kernel file may list any number of 64 MiB arrays: past the memory limit the job is refused before
+/// anything is allocated, rather than the run dying of out-of-memory.
+#[test]
+fn a_memory_image_past_the_limit_is_refused() {
+    let mut k = test_kernel("gfx1030", "", 32, 32);
+    let mut big = k.memory[1].clone();
+    big.bytes = 64 << 20;
+    for i in 0..64 {
+        big.name = format!("big{i}");
+        k.memory.push(big.clone());
+    }
+    let e = run_job(
+        &job(k, "rdna2", FloatMode::TITLE, &rows(32)),
+        Limits::default(),
+    )
+    .unwrap_err();
+    match &e {
+        BackendError::Unsupported {
+            instruction,
+            reason,
+        } => {
+            assert!(instruction.contains("66 arrays"), "{instruction}");
+            assert!(reason.contains("1073741824 bytes"), "{reason}");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn a_job_past_its_wall_clock_limit_times_out_promptly() {
+    let mut k = test_kernel("gfx1030", LONG_LOOP, 32, 32);
+    k.grid = [1 << 15, 1, 1];
+    let limit = Duration::from_millis(200);
+    let limits = Limits {
+        instructions: u64::MAX,
+        dispatch_instructions: u64::MAX,
+        wall_clock: Some(limit),
+        ..Limits::default()
+    };
+    let t = Instant::now();
+    let e = run_job(&job(k, "rdna2", FloatMode::TITLE, &rows(32)), limits).unwrap_err();
+    let took = t.elapsed();
+    match &e {
+        BackendError::Timeout {
+            limit: TimeLimit::WallClock,
+            instructions,
+            budget: u64::MAX,
+            elapsed,
+            time_limit: Some(l),
+        } => {
+            assert!(
+                *elapsed >= limit && *l == limit && *instructions > 0,
+                "{e:?}"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    // The clock is read every few thousand instructions: the job ends close to the limit.
+    assert!(took < limit + Duration::from_secs(2), "{took:?}");
+    assert!(e.to_string().contains("wall-clock limit (0.2"), "{e}");
 }
 
 #[test]
@@ -225,7 +334,7 @@ proptest! {
         let end = k.words.pop().unwrap();
         k.words.extend(words.into_iter().map(measurements::hex::HexDword));
         k.words.push(end);
-        let _ = run_job(&job(k, "rdna2", FloatMode::TITLE, &rows(32)), Limits { instructions: 2_000 });
+        let _ = run_job(&job(k, "rdna2", FloatMode::TITLE, &rows(32)), Limits { instructions: 2_000, ..Limits::default() });
     }
 }
 

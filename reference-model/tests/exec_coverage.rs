@@ -61,6 +61,7 @@ impl Probe {
             &job(k, self.cpu, FloatMode::TITLE, &inputs),
             Limits {
                 instructions: 10_000,
+                ..Limits::default()
             },
         );
         let reason = match r {

@@ -25,6 +25,7 @@ fn run_mode(
         &job(k, "rdna2", mode, inputs),
         Limits {
             instructions: 100_000,
+            ..Limits::default()
         },
     )
     .map(|o| o.lanes)
@@ -68,6 +69,7 @@ fn run_words(body: &str, words: &[u32], inputs: &[[u32; 4]]) -> Vec<Vec<u32>> {
         &job(k, "rdna2", FloatMode::TITLE, inputs),
         Limits {
             instructions: 100_000,
+            ..Limits::default()
         },
     )
     .unwrap()

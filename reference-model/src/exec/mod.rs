@@ -8,8 +8,13 @@
 //!
 //! An instruction the model does not implement stops the job with [`BackendError::Unsupported`] naming it and
 //! its word index, and so does a launch with more user SGPRs than the hardware has ([`MAX_USER_SGPRS`]); an
-//! access outside every mapped region is a [`BackendError::Fault`]; a wave that runs past
-//! [`Limits::instructions`] is a [`BackendError::Timeout`]. Nothing is guessed.
+//! access outside every mapped region is a [`BackendError::Fault`]. A job that runs into one of its
+//! [`Limits`] is a [`BackendError::Timeout`] carrying the figures: a wave past its own instruction budget
+//! ([`Limits::instructions`], a runaway loop), the whole dispatch past its budget
+//! ([`Limits::dispatch_instructions`]: 2^20 one-lane workgroups may each stay under the wave budget and still
+//! run for hours) or the job past its wall-clock limit ([`Limits::wall_clock`], checked every
+//! [`CLOCK_CHECK_INTERVAL`] instructions and before each workgroup, so the clock costs nothing measurable).
+//! Nothing is guessed.
 
 pub mod buffer;
 mod ctx;
@@ -24,10 +29,11 @@ mod valu;
 mod vfloat;
 
 use crate::isa::{self, Instruction, Target};
-use measurements::job::{BackendError, Job, JobOutput};
+use measurements::job::{BackendError, Job, JobOutput, TimeLimit};
 use measurements::kernel::Abi;
 use memory::{bytes_to_dwords, dwords_to_bytes, GuestMemory};
 use state::Wave;
+use std::time::{Duration, Instant};
 
 pub use ctx::Ctx;
 
@@ -36,30 +42,138 @@ pub use ctx::Ctx;
 /// what a PS5 could launch.
 pub const MAX_USER_SGPRS: usize = 16;
 
-/// Execution limits.
+/// How often, in instructions of the dispatch, the model reads the clock for [`Limits::wall_clock`]: reading
+/// it costs about as much as a simple instruction, so once every 4,096 keeps it out of the profile while the
+/// limit is still met within a millisecond or so (the model runs millions of instructions a second).
+pub const CLOCK_CHECK_INTERVAL: u64 = 4096;
+
+/// Execution limits of one job. Every bound that runs out ends the job with [`BackendError::Timeout`] and
+/// its figures.
 #[derive(Debug, Clone, Copy)]
 pub struct Limits {
-    /// Instructions one wave may execute before the job ends with `Timeout`.
+    /// Instructions one wave may execute (a runaway loop ends here). Default 1,000,000.
     pub instructions: u64,
+    /// Instructions all waves of the dispatch may execute together. Default 100,000,000: 100 waves at the
+    /// whole wave budget, one to a few minutes of the model, more than 3,000 times what the largest bundled
+    /// dispatch runs (under 30,000); it bounds the work of a job whatever the machine's speed, where the
+    /// wall-clock limit bounds its time.
+    pub dispatch_instructions: u64,
+    /// Wall-clock time one job may take; `None` for no limit. Default 60 s (the `conformance --job-timeout`
+    /// default), so no job holds a run for hours whatever its grid.
+    pub wall_clock: Option<Duration>,
+    /// Bytes of memory image (all arrays together) the model maps for one job; a job with more is
+    /// [`BackendError::Unsupported`] before anything is allocated. Default 1 GiB: a kernel file may list any
+    /// number of arrays of up to 64 MiB each, and thousands of them must be a refusal, not an out-of-memory
+    /// abort of the whole run. The bundled kernels use a few KiB.
+    pub memory_bytes: u64,
+}
+
+impl Limits {
+    /// The default per-wave instruction budget.
+    pub const DEFAULT_INSTRUCTIONS: u64 = 1_000_000;
+    /// The default whole-dispatch instruction budget.
+    pub const DEFAULT_DISPATCH_INSTRUCTIONS: u64 = 100_000_000;
+    /// The default wall-clock limit.
+    pub const DEFAULT_WALL_CLOCK: Duration = Duration::from_secs(60);
+    /// The default memory-image limit.
+    pub const DEFAULT_MEMORY_BYTES: u64 = 1 << 30;
 }
 
 impl Default for Limits {
     fn default() -> Self {
         Limits {
-            instructions: 1_000_000,
+            instructions: Self::DEFAULT_INSTRUCTIONS,
+            dispatch_instructions: Self::DEFAULT_DISPATCH_INSTRUCTIONS,
+            wall_clock: Some(Self::DEFAULT_WALL_CLOCK),
+            memory_bytes: Self::DEFAULT_MEMORY_BYTES,
         }
     }
 }
 
-/// The instruction set a job's target runs: gfx1013 for the PS5, the gfx1030 family for RDNA2 parts
-/// (`rdna2`, `gfx1030`..`gfx1036`).
-pub fn target_of(name: &str) -> Option<Target> {
-    match name {
-        "gfx1013" | "ps5" => Some(Target::Gfx1013),
-        "rdna2" | "gfx1030" | "gfx1031" | "gfx1032" | "gfx1033" | "gfx1034" | "gfx1035"
-        | "gfx1036" => Some(Target::Gfx1030),
-        _ => None,
+/// What a job has used of its [`Limits`] so far.
+struct Budget {
+    limits: Limits,
+    start: Instant,
+    /// Instructions executed by all waves of the dispatch.
+    executed: u64,
+}
+
+impl Budget {
+    fn new(limits: Limits) -> Budget {
+        Budget {
+            limits,
+            start: Instant::now(),
+            executed: 0,
+        }
     }
+
+    fn timeout(&self, limit: TimeLimit, instructions: u64, budget: u64) -> BackendError {
+        BackendError::Timeout {
+            limit,
+            instructions,
+            budget,
+            elapsed: self.start.elapsed(),
+            time_limit: self.limits.wall_clock,
+        }
+    }
+
+    fn check_clock(&self) -> Result<(), BackendError> {
+        match self.limits.wall_clock {
+            Some(limit) if self.start.elapsed() >= limit => Err(self.timeout(
+                TimeLimit::WallClock,
+                self.executed,
+                self.limits.dispatch_instructions,
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    /// Accounts for one instruction of `wave`, or says which bound it would pass.
+    fn charge(&mut self, wave: &mut Wave) -> Result<(), BackendError> {
+        let l = &self.limits;
+        if wave.executed >= l.instructions {
+            return Err(self.timeout(TimeLimit::WaveInstructions, wave.executed, l.instructions));
+        }
+        if self.executed >= l.dispatch_instructions {
+            return Err(self.timeout(
+                TimeLimit::DispatchInstructions,
+                self.executed,
+                l.dispatch_instructions,
+            ));
+        }
+        if self.executed % CLOCK_CHECK_INTERVAL == 0 {
+            self.check_clock()?;
+        }
+        wave.executed += 1;
+        self.executed += 1;
+        Ok(())
+    }
+}
+
+/// Every target name the model accepts, with the instruction set it runs: `gfx1013` and `ps5` (the PS5 GPU)
+/// run gfx1013's tables; `rdna2` (what a row says when its source names no chip) and `gfx1030`..`gfx1036` (the
+/// RDNA2 chips) run gfx1030's. The one mapping every tool uses ([`target_of`]): rows, `oracle disasm --target`,
+/// `oracle show --disasm`.
+pub const TARGET_NAMES: [(&str, Target); 10] = [
+    ("gfx1013", Target::Gfx1013),
+    ("ps5", Target::Gfx1013),
+    ("rdna2", Target::Gfx1030),
+    ("gfx1030", Target::Gfx1030),
+    ("gfx1031", Target::Gfx1030),
+    ("gfx1032", Target::Gfx1030),
+    ("gfx1033", Target::Gfx1030),
+    ("gfx1034", Target::Gfx1030),
+    ("gfx1035", Target::Gfx1030),
+    ("gfx1036", Target::Gfx1030),
+];
+
+/// The instruction set a job's target runs ([`TARGET_NAMES`]): gfx1013 for the PS5, the gfx1030 family for
+/// RDNA2 parts (`rdna2`, `gfx1030`..`gfx1036`).
+pub fn target_of(name: &str) -> Option<Target> {
+    TARGET_NAMES
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|&(_, t)| t)
 }
 
 /// A decoded program: instructions by word index, decoded on first use.
@@ -117,11 +231,25 @@ impl Program {
 
 /// Runs a job on the reference model.
 pub fn run_job(job: &Job, limits: Limits) -> Result<JobOutput, BackendError> {
+    let mut budget = Budget::new(limits);
     let target = target_of(&job.target).ok_or_else(|| BackendError::Unsupported {
         instruction: format!("target {}", job.target),
         reason: "the model knows gfx1013 and the gfx1030 family (rdna2, gfx1030..gfx1036)".into(),
     })?;
     let k = &job.kernel;
+    let image_bytes: u64 = k.memory.iter().map(|a| u64::from(a.bytes)).sum();
+    if image_bytes > limits.memory_bytes {
+        return Err(BackendError::Unsupported {
+            instruction: format!(
+                "a memory image of {image_bytes} bytes ({} arrays)",
+                k.memory.len()
+            ),
+            reason: format!(
+                "the model maps at most {} bytes per job (Limits::memory_bytes)",
+                limits.memory_bytes
+            ),
+        });
+    }
     let mut mem = GuestMemory::new();
     let images = job.memory_image();
     let mut addresses = Vec::with_capacity(images.len());
@@ -159,6 +287,9 @@ pub fn run_job(job: &Job, limits: Limits) -> Result<JobOutput, BackendError> {
     for gz in 0..groups[2] {
         for gy in 0..groups[1] {
             for gx in 0..groups[0] {
+                // Setting up a group costs time without instructions (LDS up to 64 KiB), so the clock is read
+                // here too: 2^20 groups of one s_endpgm each still end at the limit.
+                budget.check_clock()?;
                 let mut waves = Vec::new();
                 let nwaves = (k.threads as usize).div_ceil(wave);
                 for w in 0..nwaves {
@@ -189,7 +320,7 @@ pub fn run_job(job: &Job, limits: Limits) -> Result<JobOutput, BackendError> {
                     waves.push(wv);
                 }
                 let mut lds = lds::Lds::new(k.lds_bytes as usize);
-                run_group(&mut program, &mut waves, &mut mem, &mut lds, limits)?;
+                run_group(&mut program, &mut waves, &mut mem, &mut lds, &mut budget)?;
             }
         }
     }
@@ -212,7 +343,7 @@ fn run_group(
     waves: &mut [Wave],
     mem: &mut GuestMemory,
     lds: &mut lds::Lds,
-    limits: Limits,
+    budget: &mut Budget,
 ) -> Result<(), BackendError> {
     loop {
         for wave in waves.iter_mut() {
@@ -221,15 +352,10 @@ fn run_group(
             }
             let mut cx = Ctx { wave, mem, lds };
             while !cx.wave.done && !cx.wave.at_barrier {
-                if cx.wave.executed >= limits.instructions {
-                    return Err(BackendError::Timeout {
-                        instructions: cx.wave.executed,
-                    });
-                }
+                budget.charge(cx.wave)?;
                 let pc = cx.wave.pc;
                 let inst = program.at(pc)?;
                 cx.wave.pc = pc + inst.size as usize;
-                cx.wave.executed += 1;
                 cx.step(&inst, pc)?;
             }
         }

@@ -1,0 +1,70 @@
+//! Every module the recompiler emits for the bundled measurements is valid SPIR-V for Vulkan 1.1
+//! (`spirv-val` from Debian's `spirv-tools`, which CI installs; outside CI the test is skipped with a note
+//! when the tool is missing), and every job is either compiled or refused with a reason.
+
+use measurements::job::plan_jobs;
+use measurements::Dataset;
+use recompiler::job::{prepare, Options};
+use std::collections::BTreeSet;
+use std::process::Command;
+
+fn spirv_val() -> Option<&'static str> {
+    if Command::new("spirv-val").arg("--version").output().is_ok() {
+        return Some("spirv-val");
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "spirv-val (Debian spirv-tools) is not installed; CI must install it"
+    );
+    eprintln!("skipped: spirv-val (Debian spirv-tools) is not installed");
+    None
+}
+
+#[test]
+fn every_emitted_module_validates() {
+    let Some(val) = spirv_val() else { return };
+    let ds = Dataset::load(&[measurements::bundled_data_dir()]).expect("bundled measurements");
+    let dir = tempfile::tempdir().expect("temporary folder");
+    let mut seen = BTreeSet::new();
+    let (mut compiled, mut refused) = (0, 0);
+    for suite in ds.suites.values() {
+        for pj in plan_jobs(suite) {
+            let j = &pj.job;
+            // One module per kernel and mode: dispatches differ only in data.
+            if !seen.insert((j.suite.clone(), j.kernel.name.clone(), j.mode.canonical())) {
+                continue;
+            }
+            for shared in [0, 32768] {
+                let options = Options {
+                    shared_bytes: shared,
+                    ..Options::default()
+                };
+                match prepare(j, options) {
+                    Err(e) => {
+                        assert!(e.to_string().starts_with("unsupported: "), "{}: {e}", j.describe());
+                        refused += 1;
+                    }
+                    Ok(p) => {
+                        compiled += 1;
+                        let path = dir.path().join(format!("{compiled}.spv"));
+                        let bytes: Vec<u8> = p.module.spirv.iter().flat_map(|w| w.to_le_bytes()).collect();
+                        std::fs::write(&path, bytes).expect("write module");
+                        let out = Command::new(val)
+                            .args(["--target-env", "vulkan1.1"])
+                            .arg(&path)
+                            .output()
+                            .expect("run spirv-val");
+                        assert!(
+                            out.status.success(),
+                            "{} (shared {shared}): invalid module: {}",
+                            j.describe(),
+                            String::from_utf8_lossy(&out.stderr)
+                        );
+                    }
+                }
+            }
+        }
+    }
+    eprintln!("{compiled} modules valid, {refused} jobs refused");
+    assert!(compiled > 0);
+}
