@@ -13,6 +13,9 @@
 use serde::Deserialize;
 use std::path::Path;
 
+/// Largest known-differences file read (the bundled one has 48 entries in a few KB).
+pub const MAX_BYTES: u64 = 16 << 20;
+
 /// One listed difference.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -45,26 +48,29 @@ pub struct KnownDifferences {
 impl KnownDifferences {
     /// Reads a known-differences file; errors name the file, line and reason.
     pub fn read(path: &Path) -> Result<KnownDifferences, String> {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        // Read like every measurement input: a regular file, capped, UTF-8 with the bad byte's position.
+        let text = measurements::input::read_text(path, MAX_BYTES).map_err(|e| e.to_string())?;
         let file: File = toml::from_str(&text).map_err(|e| {
             let pos = e.span().map_or(String::new(), |s| {
                 let p = measurements::error::Pos::of_offset(&text, s.start);
                 format!(":{}:{}", p.line, p.column)
             });
-            format!("{}{pos}: {}", path.display(), e.message().trim())
+            let message = measurements::hex::shorten_message(e.message().trim());
+            format!("{}{pos}: {message}", path.display())
         })?;
         for d in &file.difference {
             if d.reason.trim().is_empty() {
                 return Err(format!(
                     "{}: a known difference for {} has no reason",
                     path.display(),
-                    d.backend
+                    measurements::hex::truncate(&d.backend)
                 ));
             }
             if let Some(bad) = d.ids.iter().find(|i| !measurements::id::valid_id(i)) {
                 return Err(format!(
-                    "{}: `{bad}` is not a measurement ID",
-                    path.display()
+                    "{}: `{}` is not a measurement ID",
+                    path.display(),
+                    measurements::hex::truncate(bad)
                 ));
             }
         }

@@ -80,6 +80,10 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         }
     };
     let ds = Dataset::load(&dirs).map_err(|e| e.to_string())?;
+    // Leftovers of an interrupted import that do not change what was loaded (measurements `store` docs).
+    for w in &ds.warnings {
+        eprintln!("conformance: warning: {w}");
+    }
     let filter = Filter {
         suites: cli.suites,
         kernels: cli.kernels,

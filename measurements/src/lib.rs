@@ -44,14 +44,19 @@
 #![deny(missing_docs)]
 
 pub mod atomic;
+pub mod commit;
 pub mod compare;
 pub mod csvio;
+mod de;
 pub mod error;
 pub mod hex;
 pub mod id;
+pub mod input;
 pub mod job;
 pub mod kernel;
+pub mod limits;
 pub mod mode;
+pub mod names;
 pub mod peer;
 pub mod row;
 pub mod store;

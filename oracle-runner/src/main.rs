@@ -99,8 +99,14 @@ fn import_peer(files: &[PathBuf], out: &std::path::Path) -> Result<(), String> {
             ));
         }
     }
+    // One transaction for the whole import: killed at any point, the store holds the old suites or the new
+    // ones, and the next import finishes or undoes an interrupted one (measurements crate, `commit`).
+    let all: Vec<&measurements::Suite> = suites.values().map(|(_, s)| s).collect();
+    let notes = measurements::store::write_suites(out, &all).map_err(|e| e.to_string())?;
+    for n in notes {
+        eprintln!("oracle: {n}");
+    }
     for (name, (file, suite)) in &suites {
-        suite.write(out).map_err(|e| e.to_string())?;
         println!(
             "{}: suite {name}: {} kernels, {} rows -> {}",
             file.display(),
@@ -119,6 +125,9 @@ fn show(ids: &[String], dirs: &[PathBuf], with_disasm: bool) -> Result<(), Strin
         dirs.to_vec()
     };
     let ds = Dataset::load(&dirs).map_err(|e| e.to_string())?;
+    for w in &ds.warnings {
+        eprintln!("oracle: warning: {w}");
+    }
     for id in ids {
         let (suite, stored) = ds
             .find(id)
