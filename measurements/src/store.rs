@@ -490,7 +490,7 @@ impl Dataset {
                 std::io::Error::new(std::io::ErrorKind::NotFound, "no such folder"),
             ));
         }
-        if dir.join("kernels.toml").is_file() {
+        if dir.join("kernels.toml").exists() {
             return self.add_suite_dir(dir);
         }
         let state = crate::commit::inspect(dir)?;
@@ -512,7 +512,7 @@ impl Dataset {
             if !p.is_dir() {
                 continue;
             }
-            if p.join("kernels.toml").is_file() {
+            if p.join("kernels.toml").exists() {
                 subdirs.push(p);
             } else if has_row_files(&p)? {
                 return Err(Error::syntax(
