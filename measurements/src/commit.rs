@@ -240,7 +240,8 @@ impl StoreState {
         let mut w = Vec::new();
         for p in &self.uncommitted {
             w.push(format!(
-                "{}: an unfinished suite write of an interrupted import (not loaded; the next import removes it)",
+                "{}: an unfinished suite write of an import that is running or was interrupted (not loaded; the \
+                 next import removes it)",
                 p.display()
             ));
         }

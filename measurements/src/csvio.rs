@@ -234,7 +234,8 @@ fn parse_record(r: &csv::StringRecord) -> std::result::Result<Row, (usize, Strin
         decimal(f(12)).ok_or((12, format!("`{}` is not a dword count", truncate(f(12)))))?;
     let mut columns = Vec::new();
     for (i, c) in f(13).split_ascii_whitespace().enumerate() {
-        let v = c.parse::<u32>().map_err(|_| {
+        // The canonical spelling only (`+1` and `01` would read as 1 and write back as `1`).
+        let v = decimal(c).ok_or_else(|| {
             (
                 13,
                 format!("item {}: `{}` is not a dword index", i + 1, truncate(c)),

@@ -177,44 +177,74 @@ impl fmt::Display for Conflict {
         let (a, b) = (&self.second.0, &self.first.0);
         write!(
             f,
-            "{}: repeatability conflict: measurement {} output dword {} ",
+            "{}: repeatability conflict: measurement {} output dword {}",
             self.second.1, self.id, self.column
         )?;
-        // Say what differs: a message that prints two equal values is no help.
-        if a.value == b.value {
-            write!(f, "is {:08x} in both rows, but", a.value)?;
-        } else {
-            write!(
-                f,
-                "is {:08x} here but {:08x} at {}",
-                a.value, b.value, self.first.1
-            )?;
-            if a.mask == b.mask && a.check == b.check {
-                return Ok(());
-            }
-            write!(f, ", and")?;
-        }
         let mut parts = Vec::new();
         if a.mask != b.mask {
-            parts.push(format!(
-                "the mask is {:08x} here but {:08x}",
-                a.mask, b.mask
-            ));
+            parts.push(format!("mask {:08x} here, {:08x} there", a.mask, b.mask));
         }
         if a.check != b.check {
             parts.push(format!(
-                "the check is `{}` here but `{}`",
+                "check `{}` here, `{}` there",
                 a.check.letter(),
                 b.check.letter()
             ));
         }
-        if parts.is_empty() {
-            // Equal values, masks and checks never conflict; kept total for a hand-built value.
-            parts.push("the rows differ in nothing else".into());
+        // Say what differs: a message that prints two equal values is no help.
+        if a.value == b.value {
+            let what = match (a.mask != b.mask, a.check != b.check) {
+                (true, true) => "their masks and checks",
+                (true, false) => "their masks",
+                _ => "their checks",
+            };
+            write!(
+                f,
+                ": the rows differ only in {what} ({}; both expect {:08x}) at {}",
+                parts.join("; "),
+                a.value,
+                self.first.1
+            )
+        } else {
+            write!(
+                f,
+                " is {:08x} here but {:08x} at {}",
+                a.value, b.value, self.first.1
+            )?;
+            if !parts.is_empty() {
+                write!(f, " ({})", parts.join("; "))?;
+            }
+            Ok(())
         }
-        write!(f, " {} at {}", parts.join(" and "), self.first.1)
     }
 }
 
 /// Result type of this crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_cursor_agrees_with_of_offset_and_walks_the_text_once() {
+        let text = "ab\ncé\n\nxyz\n".repeat(1000);
+        let offsets: Vec<usize> = (0..text.len())
+            .step_by(7)
+            .filter(|&o| text.is_char_boundary(o))
+            .collect();
+        let mut c = PosCursor::new(&text);
+        for &o in &offsets {
+            assert_eq!(c.at(o), Pos::of_offset(&text, o), "offset {o}");
+        }
+        // Ascending lookups walk each byte at most once: what keeps import linear in the number of cases.
+        assert!(
+            c.scanned() <= text.len(),
+            "{} > {}",
+            c.scanned(),
+            text.len()
+        );
+        // A lookup behind the last one is still right.
+        assert_eq!(c.at(3), Pos::new(2, 1));
+    }
+}

@@ -16,6 +16,12 @@
 //!
 //! `oracle-v1` kernels get their user data through the kernel argument segment, whose address is the only
 //! thing in SGPRs (`s[0:1]`), so the user-SGPR limit does not apply to them.
+//!
+//! Launch sizes and memory are bounded for every backend at validation, before any job exists: at most
+//! [`crate::limits::MAX_LANES`] lanes and [`crate::limits::MAX_WORKGROUPS`] workgroups per dispatch, at most
+//! [`crate::limits::MAX_ARRAYS`] arrays of [`crate::limits::MAX_ARRAY_BYTES`] each and
+//! [`crate::limits::MAX_JOB_BYTES`] in all. [`Job::memory_image`] holds a job built in code to the same limits
+//! and allocates with `try_reserve`, so a host short of memory gets [`BackendError::OutOfMemory`], not an abort.
 
 use crate::kernel::{Abi, Kernel};
 use crate::mode::FloatMode;

@@ -34,6 +34,10 @@
 //! access out of range (loads read 0, stores are dropped); a global access to its address faults like any
 //! other unmapped address.
 //!
+//! `grid` and `tgid` have exactly 3 elements and unknown keys are refused; an error names the kernel and the key
+//! path (`kernel[2].memory[0].colour`) as well as the line. Launch sizes, arrays and names are bounded
+//! ([`crate::limits`], [`crate::names`]).
+//!
 //! `user_data` may be longer than a launch path can load (gfx10 compute has 16 `COMPUTE_USER_DATA`
 //! registers): the file only refuses what no gfx10 wave could address (user data and workgroup ids past
 //! s105). A backend that cannot set the launch up refuses the job as unsupported ([`crate::job::Backend`]).
@@ -457,9 +461,7 @@ impl Kernel {
     /// Lanes of one dispatch: threads per group times groups, computed checked like [`Kernel::workgroups`]
     /// (`u64::MAX` when it does not fit). A validated kernel has at most [`crate::limits::MAX_LANES`].
     pub fn lanes(&self) -> u64 {
-        (self.threads as u64)
-            .checked_mul(self.workgroups())
-            .unwrap_or(u64::MAX)
+        (self.threads as u64).saturating_mul(self.workgroups())
     }
 
     /// The parsed user data list.
@@ -802,16 +804,13 @@ fn key_path(text: &str, offset: usize) -> Option<(String, Option<String>)> {
     let mut kernel = None;
     let mut table: &DeTable = root.get_ref();
     let mut depth = 0;
-    loop {
-        // The entry that starts last at or before the offset holds it: a table's keys come before its contents,
-        // and an array of tables' elements start at their `[[...]]` headers.
-        let Some((k, v)) = table
-            .iter()
-            .filter(|(k, _)| k.span().start <= offset)
-            .max_by_key(|(k, _)| k.span().start)
-        else {
-            break;
-        };
+    // The entry that starts last at or before the offset holds it: a table's keys come before its contents, and
+    // an array of tables' elements start at their `[[...]]` headers.
+    while let Some((k, v)) = table
+        .iter()
+        .filter(|(k, _)| k.span().start <= offset)
+        .max_by_key(|(k, _)| k.span().start)
+    {
         if !path.is_empty() {
             path.push('.');
         }

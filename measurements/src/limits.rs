@@ -51,6 +51,14 @@ pub const MAX_JOB_BYTES: u64 = 128 << 20;
 /// Characters of a value an error message quotes before it is cut short.
 pub const QUOTE_CHARS: usize = 80;
 
+// The limits agree with one another, checked when the crate compiles: the rows array of the largest dispatch
+// (every lane, 256 input dwords) is the largest array, and one such array fits in a job.
+const _: () = {
+    assert!(MAX_LANES * 256 * 4 == MAX_ARRAY_BYTES as u64);
+    assert!(MAX_WORKGROUPS <= MAX_LANES);
+    assert!(MAX_ARRAY_BYTES as u64 <= MAX_JOB_BYTES);
+};
+
 /// A byte count for messages: `64 MiB`, `512 KiB` or `1000 bytes`.
 pub fn bytes(n: u64) -> String {
     if n >= 1 << 20 && n % (1 << 20) == 0 {
@@ -67,11 +75,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_largest_dispatch_fits_its_arrays() {
-        // The rows array of the largest dispatch (every lane, 256 input dwords) is the largest array.
-        assert_eq!(MAX_LANES * 256 * 4, MAX_ARRAY_BYTES as u64);
-        assert!(MAX_WORKGROUPS <= MAX_LANES);
-        assert!(MAX_ARRAY_BYTES as u64 <= MAX_JOB_BYTES);
+    fn byte_counts_read_well() {
         assert_eq!(bytes(MAX_JOB_BYTES), "128 MiB");
         assert_eq!(bytes(16 << 10), "16 KiB");
         assert_eq!(bytes(1000), "1000 bytes");

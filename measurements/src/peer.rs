@@ -12,6 +12,14 @@
 //! (the array exists, the largest column fits in the stride, the array holds every lane), and the error names
 //! the case. Arrays of 0 bytes are imported as they are, and so is user data longer than a launch path can
 //! load: that is for the backend to refuse at run time ([`crate::job`], "Launch limits").
+//!
+//! What the importer refuses beyond the schema: files past [`crate::limits::MAX_PEER_FILE_BYTES`] or not regular
+//! files, names past [`crate::names`]'s rules (a test name whose suite name would be too long for the reader is
+//! refused here, not written), launches and memory past [`crate::limits`] (`threads` x `groups` computed checked),
+//! unknown keys and `tgid`/`groups` arrays of other than 3 elements. A kernel that no case runs has no rows, and a
+//! suite's kernels all have rows, so it is left out and the suite's description names it. The import is checked as
+//! the reader will check its files ([`Suite::check_writable`]), and its time is linear in the file: positions
+//! for messages are found in one pass over the text.
 
 use crate::error::{Error, Origin, Pos, Result};
 use crate::hex::{truncate, HexDword};

@@ -64,8 +64,12 @@ fn parse_words<'a>(tokens: impl Iterator<Item = &'a str>, what: &str) -> Result<
         .collect()
 }
 
+/// Largest file `--file` reads: 16 M words, far more than any kernel (a FIFO or device is refused like every
+/// other input of the workspace, `measurements::input`).
+const MAX_FILE_BYTES: u64 = 64 << 20;
+
 fn read_file(path: &Path) -> Result<Vec<u32>, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let bytes = measurements::input::read_bytes(path, MAX_FILE_BYTES).map_err(|e| e.to_string())?;
     if let Ok(text) = std::str::from_utf8(&bytes) {
         let tokens: Vec<&str> = text
             .split(|c: char| c.is_whitespace() || c == ',')

@@ -142,3 +142,14 @@ fn show_can_disassemble_the_kernel() {
         "{s}"
     );
 }
+
+#[test]
+fn disasm_refuses_a_device_instead_of_reading_it_for_ever() {
+    let o = oracle(&["disasm", "--file", "/dev/zero"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("/dev/zero") && err.contains("not a regular file"),
+        "{err}"
+    );
+}
