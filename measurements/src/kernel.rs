@@ -190,9 +190,9 @@ impl Provenance {
             ("source commit", &self.commit),
         ] {
             crate::names::text(what, v)?;
-            if v.contains(" ; ") || v.contains('#') {
+            if v.contains(" ; ") {
                 return Err(format!(
-                    "{what} `{}` contains ` ; ` or `#`, which separate the parts of a row's source",
+                    "{what} `{}` contains ` ; `, which separates the parts of a merged row's source",
                     truncate(v)
                 ));
             }
@@ -253,7 +253,7 @@ fn default_grid() -> [u32; 3] {
     [1, 1, 1]
 }
 
-/// A product of launch sizes for messages: its value, or "more than 2^64" for one that did not fit.
+/// A product of launch sizes for messages: its value, or "2^64 or more" for one that did not fit.
 fn count(n: u64) -> String {
     if n == u64::MAX {
         "2^64 or more".to_string()
@@ -530,7 +530,7 @@ impl Kernel {
             .and_then(|d| d.checked_add(last_column as u64 + 1));
         let have = a.bytes as u64 / 4;
         if needed.is_none_or(|n| n > have) {
-            let needed = needed.map_or("more than 2^64".to_string(), |n| n.to_string());
+            let needed = needed.map_or("2^64 or more".to_string(), |n| n.to_string());
             return Err(format!(
                 "array `{}` has {have} dwords; {} lanes at stride {} up to column {last_column} need {needed}",
                 a.name,
