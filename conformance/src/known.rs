@@ -15,6 +15,9 @@ use measurements::Dataset;
 use serde::Deserialize;
 use std::path::Path;
 
+/// Largest known-differences file read (the bundled one has 48 entries in a few KB).
+pub const MAX_BYTES: u64 = 16 << 20;
+
 /// One listed difference.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -69,28 +72,25 @@ impl KnownDifferences {
 
     /// Reads a known-differences file; errors name the file, line and reason.
     pub fn read(path: &Path) -> Result<KnownDifferences, String> {
-        use std::io::Read;
-        // A known-differences file is a few KiB; reading at most 16 MiB keeps `--known /dev/zero` an error.
-        const MAX_BYTES: u64 = 16 << 20;
-        let mut text = String::new();
-        std::fs::File::open(path)
-            .and_then(|f| f.take(MAX_BYTES + 1).read_to_string(&mut text))
-            .map_err(|e| format!("{}: {e}", path.display()))?;
-        if text.len() as u64 > MAX_BYTES {
-            return Err(format!(
-                "{}: more than {MAX_BYTES} bytes; not a known-differences file",
-                path.display()
-            ));
-        }
+        // Read like every measurement input: a regular file, capped, UTF-8 with the bad byte's position.
+        let text = measurements::input::read_text(path, MAX_BYTES).map_err(|e| e.to_string())?;
         let file: File = toml::from_str(&text).map_err(|e| {
             let pos = e.span().map_or(String::new(), |s| {
                 let p = measurements::error::Pos::of_offset(&text, s.start);
                 format!(":{}:{}", p.line, p.column)
             });
-            format!("{}{pos}: {}", path.display(), e.message().trim())
+            let message = measurements::hex::shorten_message(e.message().trim());
+            format!("{}{pos}: {message}", path.display())
         })?;
         // A malformed ID is named with its line and column, as a TOML error would be.
         for d in &file.difference {
+            if d.reason.trim().is_empty() {
+                return Err(format!(
+                    "{}: a known difference for {} has no reason",
+                    path.display(),
+                    measurements::hex::truncate(&d.backend)
+                ));
+            }
             if let Some(bad) = d.ids.iter().find(|i| !measurements::id::valid_id(i)) {
                 let pos = text
                     .find(&format!("\"{bad}\""))
@@ -99,8 +99,9 @@ impl KnownDifferences {
                         format!(":{}:{}", p.line, p.column)
                     });
                 return Err(format!(
-                    "{}{pos}: `{bad}` is not a measurement ID (M- and 16 lowercase hex digits)",
-                    path.display()
+                    "{}{pos}: `{}` is not a measurement ID (M- and 16 lowercase hex digits)",
+                    path.display(),
+                    measurements::hex::truncate(bad)
                 ));
             }
         }

@@ -147,7 +147,8 @@ fn list_devices() -> Result<ExitCode, String> {
             d.driver_name,
             d.driver_info,
             d.api_version,
-            d.subgroup_size().map_or("unknown".to_string(), |s| s.to_string()),
+            d.subgroup_size()
+                .map_or("unknown".to_string(), |s| s.to_string()),
             d.limits.max_compute_shared_memory_size,
         ))?;
     }
@@ -251,6 +252,10 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
     };
     let filter = Filter::new(&cli.suites, &cli.kernels)?;
     let ds = Dataset::load(&dirs).map_err(|e| e.to_string())?;
+    // Leftovers of an interrupted import that do not change what was loaded (measurements `store` docs).
+    for w in &ds.warnings {
+        out::warn(&format!("conformance: warning: {w}"));
+    }
     if filter.selected(&ds).is_empty() {
         return Err(format!("no suite matches {:?}", filter.suites.texts()));
     }

@@ -8,7 +8,6 @@ use recompiler::job::{prepare, Options};
 use recompiler::layout;
 use std::time::Duration;
 
-
 /// A Vulkan device running recompiled jobs.
 pub struct VulkanBackend {
     ctx: Context,
@@ -33,7 +32,10 @@ impl VulkanBackend {
     /// wave gets `limits.instructions` instructions (at most `u32::MAX`) before the job times out in the
     /// shader, and the host waits `limits.wall_clock` for a dispatch's fence (`None`: without bound). The whole-dispatch instruction
     /// budget is the model's alone: the recompiled module counts per wave.
-    pub fn open(selector: Option<&str>, limits: reference_model::exec::Limits) -> Result<VulkanBackend, String> {
+    pub fn open(
+        selector: Option<&str>,
+        limits: reference_model::exec::Limits,
+    ) -> Result<VulkanBackend, String> {
         let ctx = Context::open(selector).map_err(|e| format!("vulkan backend: {e}"))?;
         let info = ctx.info();
         let options = Options {
@@ -99,7 +101,11 @@ impl Backend for VulkanBackend {
             BufferSpec::output(status_bytes),
             BufferSpec {
                 // Unused (a zero-size dummy) when LDS is workgroup memory.
-                size: if p.module.lds_in_workgroup { 0 } else { p.lds_bytes as u64 },
+                size: if p.module.lds_in_workgroup {
+                    0
+                } else {
+                    p.lds_bytes as u64
+                },
                 init: Init::Zero,
                 read_back: false,
             },
@@ -136,7 +142,10 @@ mod tests {
 
     #[test]
     fn names_are_short() {
-        assert_eq!(backend_name("llvmpipe (LLVM 15.0.6, 256 bits)"), "vulkan:llvmpipe");
+        assert_eq!(
+            backend_name("llvmpipe (LLVM 15.0.6, 256 bits)"),
+            "vulkan:llvmpipe"
+        );
         assert_eq!(backend_name("NVIDIA H200"), "vulkan:nvidia-h200");
     }
 }

@@ -51,7 +51,7 @@ impl Backend for Replay {
     fn run(&self, job: &Job) -> Result<JobOutput, BackendError> {
         let k = &job.kernel;
         let mut arrays: Vec<(String, Vec<u32>)> = job
-            .memory_image()
+            .memory_image()?
             .into_iter()
             .map(|a| (a.name, a.dwords))
             .collect();

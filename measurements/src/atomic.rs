@@ -1,4 +1,6 @@
-//! Atomic file writes: a reader sees the old file or the new one, never a part of either.
+//! Atomic file writes: a reader sees the old file or the new one, never a part of either. A suite is more than one
+//! file, so suites are written through [`crate::commit`], which makes a whole import atomic; this is for single
+//! files (the commit journal, a report).
 
 use crate::error::{Error, Result};
 use std::io::Write;

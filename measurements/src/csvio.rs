@@ -35,7 +35,11 @@ pub const HEADER: [&str; 19] = [
 pub type Located<T> = (T, Pos);
 
 /// Parses row-file bytes. `path` is used in messages only.
+///
+/// The bytes must be UTF-8 (the error names the line, column and byte offset of the first invalid byte) and no
+/// record may be longer than [`crate::limits::MAX_CSV_RECORD_BYTES`].
 pub fn parse_rows(path: &Path, bytes: &[u8]) -> Result<Vec<Located<Row>>> {
+    crate::input::utf8(path, bytes)?;
     // Every writer ends the last line; a file that stops mid-line was cut short, even when the cut
     // left a well-formed row (e.g. inside the free-text `source`).
     if bytes.last().is_some_and(|&b| b != b'\n') {
@@ -61,6 +65,17 @@ pub fn parse_rows(path: &Path, bytes: &[u8]) -> Result<Vec<Located<Row>>> {
             break;
         }
         let line = record.position().map_or(0, |p| p.line());
+        let record_bytes = record.as_slice().len() + record.len();
+        if record_bytes > crate::limits::MAX_CSV_RECORD_BYTES {
+            return Err(Error::syntax(
+                path,
+                Pos::new(line, 0),
+                format!(
+                    "the record has {record_bytes} bytes; a row has at most {}",
+                    crate::limits::bytes(crate::limits::MAX_CSV_RECORD_BYTES as u64)
+                ),
+            ));
+        }
         if !header_seen {
             let got: Vec<&str> = record.iter().collect();
             if got != HEADER {
@@ -88,13 +103,15 @@ pub fn parse_rows(path: &Path, bytes: &[u8]) -> Result<Vec<Located<Row>>> {
                 ),
             ));
         }
-        let row = parse_record(&record).map_err(|(field, message)| {
-            Error::syntax(
-                path,
-                Pos::new(line, field as u64 + 1),
-                format!("field `{}`: {message}", HEADER[field]),
-            )
-        })?;
+        let row = parse_record(&record)
+            .and_then(|row| check_row(&row).map(|()| row))
+            .map_err(|(field, message)| {
+                Error::syntax(
+                    path,
+                    Pos::new(line, field as u64 + 1),
+                    format!("field `{}`: {message}", HEADER[field]),
+                )
+            })?;
         rows.push((row, Pos::new(line, 0)));
     }
     if !header_seen {
@@ -107,10 +124,53 @@ pub fn parse_rows(path: &Path, bytes: &[u8]) -> Result<Vec<Located<Row>>> {
     Ok(rows)
 }
 
-/// Reads a row file.
+/// Reads a row file (at most [`crate::limits::MAX_CSV_FILE_BYTES`]).
 pub fn read_rows(path: &Path) -> Result<Vec<Located<Row>>> {
-    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    let bytes = crate::input::read_bytes(path, crate::limits::MAX_CSV_FILE_BYTES)?;
     parse_rows(path, &bytes)
+}
+
+/// Checks what a row's fields may hold beyond their syntax: the names ([`crate::names`]), the target
+/// ([`valid_target`]) and the source (non-empty, at most [`crate::limits::MAX_SOURCE_BYTES`], one line). The
+/// reader runs it on every row it parses and the writer on every row before it writes, so the two agree; the
+/// error is the field index (in [`HEADER`]) and the message.
+pub fn check_row(row: &Row) -> std::result::Result<(), (usize, String)> {
+    crate::names::suite(&row.suite).map_err(|m| (1, m))?;
+    crate::names::kernel(&row.kernel).map_err(|m| (2, m))?;
+    if !valid_target(&row.target) {
+        return Err((
+            3,
+            format!(
+                "target `{}` is not a known target ({})",
+                truncate(&row.target),
+                crate::row::KNOWN_TARGETS.join(", ")
+            ),
+        ));
+    }
+    crate::names::array(&row.placement.array).map_err(|m| (11, m))?;
+    check_source(&row.source).map_err(|m| (18, m))
+}
+
+/// A row's `source`: non-empty, at most [`crate::limits::MAX_SOURCE_BYTES`], no control characters.
+pub fn check_source(source: &str) -> std::result::Result<(), String> {
+    if source.trim().is_empty() {
+        return Err("every row needs its source".into());
+    }
+    let max = crate::limits::MAX_SOURCE_BYTES;
+    if source.len() > max {
+        return Err(format!(
+            "the source has {} bytes; a row's sources take at most {max} (`{}`)",
+            source.len(),
+            truncate(source)
+        ));
+    }
+    if source.chars().any(char::is_control) {
+        return Err(format!(
+            "the source `{}` has a control character",
+            truncate(source)
+        ));
+    }
+    Ok(())
 }
 
 fn csv_error(path: &Path, e: &csv::Error) -> Error {
@@ -119,7 +179,7 @@ fn csv_error(path: &Path, e: &csv::Error) -> Error {
         .map_or(Pos::default(), |p| Pos::new(p.line(), 0));
     let message = match e.kind() {
         csv::ErrorKind::Utf8 { err, .. } => format!("invalid UTF-8 in field {}", err.field() + 1),
-        _ => e.to_string(),
+        _ => crate::hex::shorten_message(&e.to_string()),
     };
     Error::syntax(path, pos, message)
 }
@@ -143,28 +203,10 @@ fn parse_record(r: &csv::StringRecord) -> std::result::Result<Row, (usize, Strin
             ),
         ));
     }
-    let name = |i: usize| -> std::result::Result<String, (usize, String)> {
-        let v = f(i);
-        if v.is_empty() || v.len() > 128 || v.chars().any(|c| c.is_control() || c.is_whitespace()) {
-            return Err((
-                i,
-                format!("`{}` is empty, too long or has spaces", truncate(v)),
-            ));
-        }
-        Ok(v.to_string())
-    };
-    let suite = name(1)?;
-    let kernel = name(2)?;
+    // Names and the target are checked by `check_row`, the function the writer uses too.
+    let suite = f(1).to_string();
+    let kernel = f(2).to_string();
     let target = f(3).to_string();
-    if !valid_target(&target) {
-        return Err((
-            3,
-            format!(
-                "target `{}` is not lowercase letters and digits",
-                truncate(&target)
-            ),
-        ));
-    }
     let mode = FloatMode {
         float_mode: parse_float_mode(f(4)).map_err(|e| (4, e))?,
         ieee: parse_bit("ieee", f(5)).map_err(|e| (5, e))?,
@@ -187,12 +229,13 @@ fn parse_record(r: &csv::StringRecord) -> std::result::Result<Row, (usize, Strin
     }
     let lane = decimal(f(9)).ok_or((9, format!("`{}` is not a lane number", truncate(f(9)))))?;
     let inputs = parse_dwords(f(10)).map_err(|e| (10, e))?;
-    let array = name(11)?;
+    let array = f(11).to_string();
     let stride_dwords =
         decimal(f(12)).ok_or((12, format!("`{}` is not a dword count", truncate(f(12)))))?;
     let mut columns = Vec::new();
     for (i, c) in f(13).split_ascii_whitespace().enumerate() {
-        let v = c.parse::<u32>().map_err(|_| {
+        // The canonical spelling only (`+1` and `01` would read as 1 and write back as `1`).
+        let v = decimal(c).ok_or_else(|| {
             (
                 13,
                 format!("item {}: `{}` is not a dword index", i + 1, truncate(c)),
@@ -263,9 +306,6 @@ fn parse_record(r: &csv::StringRecord) -> std::result::Result<Row, (usize, Strin
         ),
     ))?;
     let source = f(18).to_string();
-    if source.trim().is_empty() {
-        return Err((18, "every row needs its source".into()));
-    }
     let cells = (0..columns.len())
         .map(|i| Cell {
             column: columns[i],

@@ -35,14 +35,45 @@ pub fn format_dwords(words: &[u32]) -> String {
     out
 }
 
-/// Shortens user text quoted in an error message so a huge field cannot flood the terminal.
+/// Shortens user text quoted in an error message so a huge field cannot flood the terminal: at most
+/// [`crate::limits::QUOTE_CHARS`] characters, then `…(N bytes)` with the whole value's size.
 pub fn truncate(text: &str) -> String {
-    const MAX: usize = 40;
-    if text.chars().count() <= MAX {
-        text.to_string()
-    } else {
-        format!("{}...", text.chars().take(MAX).collect::<String>())
+    let max = crate::limits::QUOTE_CHARS;
+    match text.char_indices().nth(max) {
+        None => text.to_string(),
+        Some((cut, _)) => format!("{}…({} bytes)", &text[..cut], text.len()),
     }
+}
+
+/// Shortens every quoted span (between backticks or double quotes) of a message from a parser (serde, toml, csv)
+/// with [`truncate`], and the message as a whole to a few quoted lengths, because such messages quote the
+/// offending input whole (`unknown field `<a megabyte of key>``).
+pub fn shorten_message(message: &str) -> String {
+    let mut out = String::with_capacity(message.len().min(1024));
+    let mut rest = message;
+    while let Some(open) = rest.find(['`', '"']) {
+        let quote = rest.as_bytes()[open] as char;
+        out.push_str(&rest[..=open]);
+        rest = &rest[open + 1..];
+        match rest.find(quote) {
+            Some(close) => {
+                out.push_str(&truncate(&rest[..close]));
+                out.push(quote);
+                rest = &rest[close + 1..];
+            }
+            None => {
+                out.push_str(&truncate(rest));
+                rest = "";
+            }
+        }
+    }
+    out.push_str(rest);
+    let max = 8 * crate::limits::QUOTE_CHARS;
+    if out.chars().count() > max {
+        let cut = out.char_indices().nth(max).map_or(out.len(), |(i, _)| i);
+        out = format!("{}…({} bytes)", &out[..cut], out.len());
+    }
+    out
 }
 
 /// A dword that deserializes from an 8-digit lowercase hex string, so parsers report bad hex with a position.
@@ -84,5 +115,22 @@ mod tests {
         assert!(parse_dword("7fc0000g").is_err());
         assert!(parse_dwords("00000000  zz").unwrap_err().contains("item 2"));
         assert_eq!(parse_dwords("").unwrap(), Vec::<u32>::new());
+    }
+
+    #[test]
+    fn quoted_values_are_cut_short_with_their_size() {
+        assert_eq!(truncate("short"), "short");
+        let long = "x".repeat(1 << 20);
+        let t = truncate(&long);
+        assert_eq!(t, format!("{}…(1048576 bytes)", "x".repeat(80)));
+        let e = parse_dword(&long).unwrap_err();
+        assert!(e.len() < 200, "{e}");
+        let m = shorten_message(&format!(
+            "unknown field `{long}`, expected \"{long}\" or `a`"
+        ));
+        assert!(m.len() < 300 && m.ends_with("or `a`"), "{m}");
+        assert!(m.starts_with("unknown field `xxxx"), "{m}");
+        // Not quoted at all: the whole message is capped.
+        assert!(shorten_message(&long).len() < 1000);
     }
 }

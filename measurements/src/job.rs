@@ -16,6 +16,12 @@
 //!
 //! `oracle-v1` kernels get their user data through the kernel argument segment, whose address is the only
 //! thing in SGPRs (`s[0:1]`), so the user-SGPR limit does not apply to them.
+//!
+//! Launch sizes and memory are bounded for every backend at validation, before any job exists: at most
+//! [`crate::limits::MAX_LANES`] lanes and [`crate::limits::MAX_WORKGROUPS`] workgroups per dispatch, at most
+//! [`crate::limits::MAX_ARRAYS`] arrays of [`crate::limits::MAX_ARRAY_BYTES`] each and
+//! [`crate::limits::MAX_JOB_BYTES`] in all. [`Job::memory_image`] holds a job built in code to the same limits
+//! and allocates with `try_reserve`, so a host short of memory gets [`BackendError::OutOfMemory`], not an abort.
 
 use crate::kernel::{Abi, Kernel};
 use crate::mode::FloatMode;
@@ -56,35 +62,70 @@ pub struct ArrayImage {
 
 impl Job {
     /// The initial memory image: every array of the kernel, filled and initialised, rows placed.
-    pub fn memory_image(&self) -> Vec<ArrayImage> {
+    ///
+    /// A kernel past the memory limits ([`crate::limits::MAX_ARRAYS`], [`crate::limits::MAX_ARRAY_BYTES`],
+    /// [`crate::limits::MAX_JOB_BYTES`]) is [`BackendError::InvalidJob`]: validation refuses such kernels, and a
+    /// job built in code is held to the same limits here. Memory the host cannot give is
+    /// [`BackendError::OutOfMemory`], not an abort.
+    pub fn memory_image(&self) -> Result<Vec<ArrayImage>, BackendError> {
         let k = &self.kernel;
-        k.memory
-            .iter()
-            .map(|a| {
-                let mut dwords = vec![a.fill.0; a.bytes as usize / 4];
-                for init in &a.init {
-                    let base = init.dword_offset as usize;
-                    if init.rows {
-                        for (lane, inputs) in &self.lanes {
-                            let at = base + *lane as usize * k.input_dwords as usize;
-                            // Kernel validation bounds `rows` inits to the array, so this never truncates.
-                            if let Some(dst) = dwords.get_mut(at..at + inputs.len()) {
-                                dst.copy_from_slice(inputs);
-                            }
-                        }
-                    } else if let Some(dst) = dwords.get_mut(base..base + init.dwords.len()) {
-                        for (d, s) in dst.iter_mut().zip(&init.dwords) {
-                            *d = s.0;
+        let total: u64 = k.memory.iter().map(|a| a.bytes as u64).sum();
+        if k.memory.len() > crate::limits::MAX_ARRAYS
+            || k.memory
+                .iter()
+                .any(|a| a.bytes > crate::limits::MAX_ARRAY_BYTES)
+            || total > crate::limits::MAX_JOB_BYTES
+        {
+            return Err(BackendError::InvalidJob(format!(
+                "kernel `{}` maps {} arrays of {total} bytes in all, past the limits of one job (measurements \
+                 crate docs, `limits`)",
+                k.name,
+                k.memory.len()
+            )));
+        }
+        let mut images = Vec::new();
+        images
+            .try_reserve_exact(k.memory.len())
+            .map_err(|_| out_of_memory("the memory image's array list", 0))?;
+        for a in &k.memory {
+            let len = a.bytes as usize / 4;
+            let mut dwords = Vec::new();
+            dwords
+                .try_reserve_exact(len)
+                .map_err(|_| out_of_memory(&format!("array `{}`", a.name), a.bytes as u64))?;
+            dwords.resize(len, a.fill.0);
+            for init in &a.init {
+                let base = init.dword_offset as usize;
+                if init.rows {
+                    for (lane, inputs) in &self.lanes {
+                        // Kernel validation bounds `rows` inits to the array, so this never truncates; checked
+                        // arithmetic keeps an unvalidated kernel from wrapping.
+                        let Some(at) = (*lane as usize)
+                            .checked_mul(k.input_dwords as usize)
+                            .and_then(|d| d.checked_add(base))
+                        else {
+                            continue;
+                        };
+                        let end = at.saturating_add(inputs.len());
+                        if let Some(dst) = dwords.get_mut(at..end) {
+                            dst.copy_from_slice(inputs);
                         }
                     }
+                } else if let Some(dst) =
+                    dwords.get_mut(base..base.saturating_add(init.dwords.len()))
+                {
+                    for (d, s) in dst.iter_mut().zip(&init.dwords) {
+                        *d = s.0;
+                    }
                 }
-                ArrayImage {
-                    name: a.name.clone(),
-                    align: a.align,
-                    dwords,
-                }
-            })
-            .collect()
+            }
+            images.push(ArrayImage {
+                name: a.name.clone(),
+                align: a.align,
+                dwords,
+            });
+        }
+        Ok(images)
     }
 
     /// The values of the kernel's `user_data` list once the backend has placed the arrays at `addresses`
@@ -127,7 +168,7 @@ impl Job {
             .iter()
             .find(|(name, _)| *name == default.array)
             .and_then(|(_, out)| {
-                (0..self.lane_count() as u32)
+                (0..u32::try_from(self.lane_count()).unwrap_or(u32::MAX))
                     .map(|lane| {
                         let at = default.dword(lane, 0) as usize;
                         out.get(at..at + k.output_dwords as usize)
@@ -223,6 +264,23 @@ pub enum BackendError {
     /// The device or driver failed.
     #[error("device error: {0}")]
     Device(String),
+    /// The host could not allocate memory the job needs (its memory image, a mapping): counted as an error,
+    /// never an abort of the whole run.
+    #[error("out of memory: {what} ({bytes} bytes)")]
+    OutOfMemory {
+        /// What was being allocated.
+        what: String,
+        /// How many bytes.
+        bytes: u64,
+    },
+}
+
+/// [`BackendError::OutOfMemory`] for `what` of `bytes` bytes.
+pub fn out_of_memory(what: &str, bytes: u64) -> BackendError {
+    BackendError::OutOfMemory {
+        what: what.to_string(),
+        bytes,
+    }
 }
 
 /// Which bound of a backend a job ran into ([`BackendError::Timeout`]).

@@ -34,6 +34,10 @@
 //! access out of range (loads read 0, stores are dropped); a global access to its address faults like any
 //! other unmapped address.
 //!
+//! `grid` and `tgid` have exactly 3 elements and unknown keys are refused; an error names the kernel and the key
+//! path (`kernel[2].memory[0].colour`) as well as the line. Launch sizes, arrays and names are bounded
+//! ([`crate::limits`], [`crate::names`]).
+//!
 //! `user_data` may be longer than a launch path can load (gfx10 compute has 16 `COMPUTE_USER_DATA`
 //! registers): the file only refuses what no gfx10 wave could address (user data and workgroup ids past
 //! s105). A backend that cannot set the launch up refuses the job as unsupported ([`crate::job::Backend`]).
@@ -67,7 +71,8 @@
 //! ([`crate::id`]).
 
 use crate::error::{Error, Pos, Result};
-use crate::hex::{format_dwords, HexDword};
+use crate::hex::{format_dwords, truncate, HexDword};
+use crate::limits::{MAX_ARRAYS, MAX_ARRAY_BYTES, MAX_JOB_BYTES, MAX_LANES, MAX_WORKGROUPS};
 use crate::row::Placement;
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
@@ -175,6 +180,27 @@ pub struct Provenance {
     pub commit: String,
 }
 
+impl Provenance {
+    /// Checks the fields: free text ([`crate::names::text`]) that does not contain ` ; `, the separator of merged
+    /// row sources, which every transcribed row's source starts with.
+    pub fn validate(&self) -> Result<(), String> {
+        for (what, v) in [
+            ("source repo", &self.repo),
+            ("source path", &self.path),
+            ("source commit", &self.commit),
+        ] {
+            crate::names::text(what, v)?;
+            if v.contains(" ; ") {
+                return Err(format!(
+                    "{what} `{}` contains ` ; `, which separates the parts of a merged row's source",
+                    truncate(v)
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
 /// One kernel of a suite.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -188,7 +214,7 @@ pub struct Kernel {
     /// Threads per workgroup.
     pub threads: u32,
     /// Workgroups in x, y, z.
-    #[serde(default = "default_grid")]
+    #[serde(default = "default_grid", deserialize_with = "crate::de::exact")]
     pub grid: [u32; 3],
     /// LDS bytes per workgroup.
     #[serde(default)]
@@ -202,7 +228,7 @@ pub struct Kernel {
     #[serde(default)]
     pub user_data: Vec<String>,
     /// Which workgroup-id SGPRs follow the user data.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::de::exact")]
     pub tgid: [bool; 3],
     /// Arrays of the dispatch's memory image.
     #[serde(default)]
@@ -225,6 +251,15 @@ pub struct Kernel {
 
 fn default_grid() -> [u32; 3] {
     [1, 1, 1]
+}
+
+/// A product of launch sizes for messages: its value, or "2^64 or more" for one that did not fit.
+fn count(n: u64) -> String {
+    if n == u64::MAX {
+        "2^64 or more".to_string()
+    } else {
+        n.to_string()
+    }
 }
 
 /// A user SGPR's content in the `agc-buffer-v1` ABI.
@@ -254,14 +289,15 @@ pub enum UserData {
 impl UserData {
     /// Parses one `user_data` item (corpus README: `in.lo`, `in.hi16+stride8+swizzle`, `31016fac`, ...).
     pub fn parse(text: &str) -> Result<UserData, String> {
+        let quoted = truncate(text);
         if let Ok(v) = crate::hex::parse_dword(text) {
             return Ok(UserData::Literal(v));
         }
         let (array, field) = text.split_once('.').ok_or_else(|| {
-            format!("user data `{text}` is neither `<array>.<field>` nor a hex dword")
+            format!("user data `{quoted}` is neither `<array>.<field>` nor a hex dword")
         })?;
         if array.is_empty() {
-            return Err(format!("user data `{text}` names no array"));
+            return Err(format!("user data `{quoted}` names no array"));
         }
         let a = array.to_string();
         let mut parts = field.split('+');
@@ -271,7 +307,10 @@ impl UserData {
             if rest.is_empty() {
                 Ok(v)
             } else {
-                Err(format!("user data `{text}`: `{head}` takes no modifiers"))
+                Err(format!(
+                    "user data `{quoted}`: `{}` takes no modifiers",
+                    truncate(head)
+                ))
             }
         };
         match head {
@@ -290,13 +329,17 @@ impl UserData {
                             .filter(|&s| s < (1 << 14))
                             .ok_or_else(|| {
                                 format!(
-                                    "user data `{text}`: stride `{n}` is not a number below 16384"
+                                    "user data `{quoted}`: stride `{}` is not a number below 16384",
+                                    truncate(n)
                                 )
                             })?;
                     } else if m == "swizzle" {
                         swizzle = true;
                     } else {
-                        return Err(format!("user data `{text}`: unknown modifier `{m}`"));
+                        return Err(format!(
+                            "user data `{quoted}`: unknown modifier `{}`",
+                            truncate(m)
+                        ));
                     }
                 }
                 Ok(UserData::Hi16 {
@@ -306,7 +349,8 @@ impl UserData {
                 })
             }
             _ => Err(format!(
-                "user data `{text}`: unknown field `{head}` (lo, hi, hi16, bytes, dwords)"
+                "user data `{quoted}`: unknown field `{}` (lo, hi, hi16, bytes, dwords)",
+                truncate(head)
             )),
         }
     }
@@ -405,9 +449,19 @@ impl Kernel {
         self.words.iter().map(|w| w.0).collect()
     }
 
-    /// Lanes of one dispatch: threads per group times groups.
+    /// Workgroups of one dispatch (x * y * z), computed checked: `u64::MAX` stands for any product that does not
+    /// fit, so it is refused by every limit rather than wrapped into a small number.
+    pub fn workgroups(&self) -> u64 {
+        self.grid
+            .iter()
+            .try_fold(1u64, |acc, &g| acc.checked_mul(g as u64))
+            .unwrap_or(u64::MAX)
+    }
+
+    /// Lanes of one dispatch: threads per group times groups, computed checked like [`Kernel::workgroups`]
+    /// (`u64::MAX` when it does not fit). A validated kernel has at most [`crate::limits::MAX_LANES`].
     pub fn lanes(&self) -> u64 {
-        self.threads as u64 * self.grid.iter().map(|&g| g as u64).product::<u64>()
+        (self.threads as u64).saturating_mul(self.workgroups())
     }
 
     /// The parsed user data list.
@@ -415,9 +469,13 @@ impl Kernel {
         self.user_data.iter().map(|u| UserData::parse(u)).collect()
     }
 
-    /// The declared tolerance of output dword `index` of the default placement, if any.
+    /// The declared tolerance of output dword `index` of the default placement, if any. Validation keeps the
+    /// policies in ascending index order, so this is a binary search (it runs once per compared cell).
     pub fn policy(&self, index: u32) -> Option<&ColumnPolicy> {
-        self.columns.iter().find(|c| c.index == index)
+        self.columns
+            .binary_search_by_key(&index, |c| c.index)
+            .ok()
+            .map(|i| &self.columns[i])
     }
 
     /// The tolerance of column `index` of a row that compares `placement`: tolerances are declared on the
@@ -466,9 +524,13 @@ impl Kernel {
             ));
         }
         let last_lane = self.lanes().saturating_sub(1);
-        let needed = last_lane * placement.stride_dwords as u64 + last_column as u64 + 1;
+        // Checked: an unvalidated kernel may claim any number of lanes; `None` is more than any array holds.
+        let needed = last_lane
+            .checked_mul(placement.stride_dwords as u64)
+            .and_then(|d| d.checked_add(last_column as u64 + 1));
         let have = a.bytes as u64 / 4;
-        if needed > have {
+        if needed.is_none_or(|n| n > have) {
+            let needed = needed.map_or("2^64 or more".to_string(), |n| n.to_string());
             return Err(format!(
                 "array `{}` has {have} dwords; {} lanes at stride {} up to column {last_column} need {needed}",
                 a.name,
@@ -484,18 +546,11 @@ impl Kernel {
         self.memory.iter().find(|a| a.name == name)
     }
 
-    /// Checks everything that a kernel must satisfy to be runnable; the message says what is wrong.
+    /// Checks everything that a kernel must satisfy to be runnable; the message says what is wrong. The limits are
+    /// those of [`crate::limits`]: launch sizes are checked before any product of them is used.
     pub fn validate(&self) -> Result<(), String> {
+        crate::names::kernel(&self.name)?;
         let n = &self.name;
-        if n.is_empty()
-            || !n
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || "_-.".contains(c))
-        {
-            return Err(format!(
-                "kernel name `{n}` must be non-empty ASCII letters, digits, `_`, `-` or `.`"
-            ));
-        }
         if self.wave != 32 && self.wave != 64 {
             return Err(format!("kernel `{n}`: wave {} is not 32 or 64", self.wave));
         }
@@ -505,10 +560,24 @@ impl Kernel {
                 self.threads
             ));
         }
-        if self.grid.contains(&0) || self.lanes() > 1 << 20 {
+        if self.grid.contains(&0) {
+            return Err(format!("kernel `{n}`: grid {:?} is empty", self.grid));
+        }
+        let groups = self.workgroups();
+        if groups > MAX_WORKGROUPS {
             return Err(format!(
-                "kernel `{n}`: grid {:?} is empty or launches more than 2^20 lanes",
-                self.grid
+                "kernel `{n}`: grid {:?} launches {} workgroups; a dispatch has at most {MAX_WORKGROUPS}",
+                self.grid,
+                count(groups)
+            ));
+        }
+        let lanes = self.lanes();
+        if lanes > MAX_LANES {
+            return Err(format!(
+                "kernel `{n}`: {} threads x grid {:?} is {} lanes; a dispatch has at most {MAX_LANES}",
+                self.threads,
+                self.grid,
+                count(lanes)
             ));
         }
         if self.lds_bytes > 64 * 1024 {
@@ -525,17 +594,28 @@ impl Kernel {
                 "kernel `{n}`: input_dwords must be <= 256 and output_dwords in 1..=4096"
             ));
         }
+        if self.memory.len() > MAX_ARRAYS {
+            return Err(format!(
+                "kernel `{n}` has {} arrays; a job maps at most {MAX_ARRAYS}",
+                self.memory.len()
+            ));
+        }
         let mut names = BTreeSet::new();
+        let mut total: u64 = 0;
         for a in &self.memory {
+            crate::names::array(&a.name).map_err(|m| format!("kernel `{n}`: {m}"))?;
             if !names.insert(a.name.as_str()) {
                 return Err(format!("kernel `{n}`: array `{}` is listed twice", a.name));
             }
-            if a.bytes % 4 != 0 || a.bytes > 64 << 20 {
+            if a.bytes % 4 != 0 || a.bytes > MAX_ARRAY_BYTES {
                 return Err(format!(
-                    "kernel `{n}`: array `{}` has {} bytes (a multiple of 4 from 0 to 64 MiB)",
-                    a.name, a.bytes
+                    "kernel `{n}`: array `{}` has {} bytes (a multiple of 4 from 0 to {})",
+                    a.name,
+                    a.bytes,
+                    crate::limits::bytes(MAX_ARRAY_BYTES as u64)
                 ));
             }
+            total += a.bytes as u64;
             if !a.align.is_power_of_two() || a.align < 4 || a.align > 1 << 16 {
                 return Err(format!(
                     "kernel `{n}`: array `{}` align {} is not a power of two in 4..=65536",
@@ -551,7 +631,8 @@ impl Kernel {
                             a.name
                         ));
                     }
-                    self.lanes() * self.input_dwords as u64
+                    // Both factors are bounded above (lanes, input_dwords <= 256): no overflow.
+                    lanes * self.input_dwords as u64
                 } else {
                     init.dwords.len() as u64
                 };
@@ -563,15 +644,22 @@ impl Kernel {
                 }
             }
         }
-        for u in self.user_data()? {
-            if let Some(a) = u.array() {
-                if self.array(a).is_none() {
-                    return Err(format!("kernel `{n}`: user data refers to array `{a}`, which is not in its memory list"));
-                }
-            }
+        if total > MAX_JOB_BYTES {
+            return Err(format!(
+                "kernel `{n}`: its {} arrays hold {total} bytes; a job maps at most {} in all",
+                self.memory.len(),
+                crate::limits::bytes(MAX_JOB_BYTES)
+            ));
+        }
+        for l in &self.labels {
+            crate::names::text("label", l).map_err(|m| format!("kernel `{n}`: {m}"))?;
+        }
+        if let Some(p) = &self.source {
+            p.validate().map_err(|m| format!("kernel `{n}`: {m}"))?;
         }
         // Only what no gfx10 wave could address is refused here; what a launch path can load (16 user SGPRs
-        // through COMPUTE_USER_DATA on the hardware) is each backend's to say, at run time.
+        // through COMPUTE_USER_DATA on the hardware) is each backend's to say, at run time. Counted before the
+        // items are parsed, so a huge list costs nothing.
         let tgids = self.tgid.iter().filter(|&&t| t).count();
         if self.user_data.len() + tgids > MAX_SGPRS {
             return Err(format!(
@@ -580,14 +668,26 @@ impl Kernel {
                 MAX_SGPRS - 1
             ));
         }
-        let mut seen = BTreeSet::new();
+        for u in self.user_data().map_err(|m| format!("kernel `{n}`: {m}"))? {
+            if let Some(a) = u.array() {
+                if self.array(a).is_none() {
+                    return Err(format!(
+                        "kernel `{n}`: user data refers to array `{}`, which is not in its memory list",
+                        truncate(a)
+                    ));
+                }
+            }
+        }
+        let mut last = None;
         for c in &self.columns {
-            if c.index >= self.output_dwords || !seen.insert(c.index) {
+            if c.index >= self.output_dwords || last.is_some_and(|l| c.index <= l) {
                 return Err(format!(
-                    "kernel `{n}`: column policy for dword {} is out of range or repeated",
+                    "kernel `{n}`: column policy for dword {} is out of range, repeated or out of ascending order",
                     c.index
                 ));
             }
+            last = Some(c.index);
+            crate::names::text("reason", &c.reason).map_err(|m| format!("kernel `{n}`: {m}"))?;
             if c.reason.trim().is_empty() {
                 return Err(format!(
                     "kernel `{n}`: the tolerance on dword {} has no reason",
@@ -688,12 +788,62 @@ const OLD_SCHEMA: &str =
     "schema `kernels-v1` kept the output placement in the kernel; in `kernels-v2` it is \
      each row's `array` and `stride_dwords` (measurements crate docs): re-import the suite";
 
-/// Is `name` a valid suite name (lowercase letters, digits and `-`, starting with a letter)?
+/// Is `name` a valid suite name ([`crate::names::suite`]: lowercase-kebab, at most
+/// [`crate::limits::MAX_NAME_BYTES`])?
 pub fn valid_suite_name(name: &str) -> bool {
-    name.chars().next().is_some_and(|c| c.is_ascii_lowercase())
-        && name
-            .chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+    crate::names::suite(name).is_ok()
+}
+
+/// Where in a kernel file byte `offset` is, as the key path of the innermost value around it
+/// (`kernel[2].memory[0].init[1].rows`) and the name of the kernel it belongs to, for messages about a key the
+/// typed reader refused. `None` when the text is not TOML at all (the parser's position is all there is).
+fn key_path(text: &str, offset: usize) -> Option<(String, Option<String>)> {
+    use toml::de::{DeTable, DeValue};
+    let root = DeTable::parse(text).ok()?;
+    let mut path = String::new();
+    let mut kernel = None;
+    let mut table: &DeTable = root.get_ref();
+    let mut depth = 0;
+    // The entry that starts last at or before the offset holds it: a table's keys come before its contents, and
+    // an array of tables' elements start at their `[[...]]` headers.
+    while let Some((k, v)) = table
+        .iter()
+        .filter(|(k, _)| k.span().start <= offset)
+        .max_by_key(|(k, _)| k.span().start)
+    {
+        if !path.is_empty() {
+            path.push('.');
+        }
+        path.push_str(&truncate(k.get_ref()));
+        let mut value = v;
+        while let DeValue::Array(items) = value.get_ref() {
+            let Some((i, item)) = items
+                .iter()
+                .enumerate()
+                .filter(|(_, e)| e.span().start <= offset)
+                .max_by_key(|(_, e)| e.span().start)
+            else {
+                break;
+            };
+            path.push_str(&format!("[{i}]"));
+            if depth == 0 && k.get_ref() == "kernel" {
+                if let DeValue::Table(t) = item.get_ref() {
+                    if let Some(DeValue::String(n)) = t.get("name").map(|n| n.get_ref()) {
+                        kernel = Some(truncate(n));
+                    }
+                }
+            }
+            value = item;
+        }
+        match value.get_ref() {
+            DeValue::Table(t) => {
+                table = t;
+                depth += 1;
+            }
+            _ => break,
+        }
+    }
+    (!path.is_empty()).then_some((path, kernel))
 }
 
 impl KernelFile {
@@ -710,7 +860,14 @@ impl KernelFile {
             let pos = e
                 .span()
                 .map_or(Pos::default(), |s| Pos::of_offset(text, s.start));
-            Error::syntax(path, pos, e.message().trim().to_string())
+            let message = crate::hex::shorten_message(e.message().trim());
+            let place = e.span().and_then(|s| key_path(text, s.start));
+            let message = match place {
+                Some((keys, Some(kernel))) => format!("kernel `{kernel}`, key `{keys}`: {message}"),
+                Some((keys, None)) => format!("key `{keys}`: {message}"),
+                None => message,
+            };
+            Error::syntax(path, pos, message)
         })?;
         if raw.schema == "kernels-v1" {
             return Err(old_schema());
@@ -719,42 +876,54 @@ impl KernelFile {
             return Err(Error::syntax(
                 path,
                 Pos::new(1, 0),
-                format!("schema `{}` is not `{SCHEMA}`", raw.schema),
+                format!("schema `{}` is not `{SCHEMA}`", truncate(&raw.schema)),
             ));
         }
-        if !valid_suite_name(&raw.suite) {
-            return Err(Error::syntax(
-                path,
-                Pos::new(1, 0),
-                format!("suite name `{}` is not lowercase-kebab", raw.suite),
-            ));
-        }
-        let mut names = BTreeSet::new();
+        // Kernels are in file order, so one forward pass gives every position (linear in the file).
+        let mut cursor = crate::error::PosCursor::new(text);
+        let mut positions = Vec::with_capacity(raw.kernels.len());
         let mut kernels = Vec::with_capacity(raw.kernels.len());
         for k in raw.kernels {
-            let pos = Pos::of_offset(text, k.span().start);
-            let k = k.into_inner();
-            k.validate().map_err(|m| Error::syntax(path, pos, m))?;
-            if !names.insert(k.name.clone()) {
-                return Err(Error::syntax(
-                    path,
-                    pos,
-                    format!("kernel `{}` is defined twice", k.name),
-                ));
-            }
-            kernels.push(k);
+            positions.push(cursor.at(k.span().start));
+            kernels.push(k.into_inner());
         }
-        Ok(KernelFile {
+        let file = KernelFile {
             suite: raw.suite,
             description: raw.description,
             source: raw.source,
             kernels,
-        })
+        };
+        file.validate().map_err(|(kernel, m)| {
+            let pos = kernel.map_or(Pos::new(1, 0), |i| positions[i]);
+            Error::syntax(path, pos, m)
+        })?;
+        Ok(file)
     }
 
-    /// Reads and validates a kernel file.
+    /// Checks everything [`KernelFile::parse`] checks after reading the TOML: the suite name, the free text, every
+    /// kernel ([`Kernel::validate`]) and that kernel names are unique. The writer runs it before writing, so it
+    /// never writes a file its reader refuses. The error carries the index of the kernel at fault, if one is.
+    pub fn validate(&self) -> Result<(), (Option<usize>, String)> {
+        crate::names::suite(&self.suite).map_err(|m| (None, m))?;
+        if let Some(d) = &self.description {
+            crate::names::text("description", d).map_err(|m| (None, m))?;
+        }
+        if let Some(p) = &self.source {
+            p.validate().map_err(|m| (None, m))?;
+        }
+        let mut names = BTreeSet::new();
+        for (i, k) in self.kernels.iter().enumerate() {
+            k.validate().map_err(|m| (Some(i), m))?;
+            if !names.insert(k.name.as_str()) {
+                return Err((Some(i), format!("kernel `{}` is defined twice", k.name)));
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads and validates a kernel file (at most [`crate::limits::MAX_KERNELS_FILE_BYTES`], UTF-8).
     pub fn read(path: &Path) -> Result<KernelFile> {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        let text = crate::input::read_text(path, crate::limits::MAX_KERNELS_FILE_BYTES)?;
         KernelFile::parse(path, &text)
     }
 

@@ -4,7 +4,18 @@
 //! # Layout on disk
 //!
 //! `measurements/data/<suite>/kernels.toml` holds a suite's kernels ([`kernel`]); `<target>.csv` beside it holds
-//! the rows measured on that target ([`csvio`]).
+//! the rows measured on that target ([`csvio`]; the targets are [`row::KNOWN_TARGETS`]). Every kernel of a suite
+//! folder has rows there. The loader refuses a suite folder with no row file, a row file with no rows, a kernel
+//! without rows, a file named like a row file that is not `<known target>.csv`, and a store whose last import was
+//! interrupted after it committed ([`store`] docs): a damaged store is an error naming the folder, never a run
+//! with fewer cells. Hidden entries (`.tmp-*`, `.old-*`, `.import-*.commit`) are an import's work in progress
+//! ([`commit`]), never suites.
+//!
+//! # Limits
+//!
+//! Every input is bounded: file sizes, name lengths, launch sizes (lanes and workgroups of a dispatch, computed
+//! checked) and the memory a job maps. The table, with the bundled figures and why each limit is what it is, is
+//! in [`limits`]; names are checked by [`names`], files are read by [`input`].
 //!
 //! # Row format
 //!
@@ -37,21 +48,37 @@
 //!
 //! # Guarantees
 //!
-//! - Every error names the file, the line and (for CSV) the field number, and says what was wrong.
+//! - Every error names the file, the line and (for CSV) the field number, or for TOML the kernel and key path,
+//!   and says what was wrong; a quoted value is cut to [`limits::QUOTE_CHARS`] characters with its size. Invalid
+//!   UTF-8 is reported at the line, column and byte offset of the first bad byte. Nothing panics on any input
+//!   (`tests/fuzz.rs`).
+//! - Unknown keys and arrays of the wrong length (`grid`, `tgid`, `groups`) are refused, in kernel TOML and peer
+//!   JSON alike.
 //! - Two rows with one ID merge (columns united, sources united); if they disagree on a cell the load fails with
-//!   a [`error::Conflict`]: a repeatability failure is never resolved silently.
-//! - Writes go through [`atomic::write_atomic`]: temp file, fsync, rename.
+//!   a [`error::Conflict`] that says what differs (value, mask or check): a repeatability failure is never
+//!   resolved silently.
+//! - Reading, importing and loading take time linear in the input.
+//! - Writers check what they write with the readers' own functions before writing anything
+//!   ([`store::Suite::check_writable`]), so the store never writes what it refuses to read.
+//! - Writes are atomic: a file through [`atomic::write_atomic`] (temp file, fsync, rename), a suite and a whole
+//!   import through [`commit::write_suites`] (staged folders, a commit journal, renames), so a writer killed at any
+//!   point leaves every suite old or new, and the next import settles the store.
 #![deny(missing_docs)]
 
 pub mod atomic;
+pub mod commit;
 pub mod compare;
 pub mod csvio;
+mod de;
 pub mod error;
 pub mod hex;
 pub mod id;
+pub mod input;
 pub mod job;
 pub mod kernel;
+pub mod limits;
 pub mod mode;
+pub mod names;
 pub mod peer;
 pub mod row;
 pub mod store;

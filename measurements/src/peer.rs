@@ -12,9 +12,17 @@
 //! (the array exists, the largest column fits in the stride, the array holds every lane), and the error names
 //! the case. Arrays of 0 bytes are imported as they are, and so is user data longer than a launch path can
 //! load: that is for the backend to refuse at run time ([`crate::job`], "Launch limits").
+//!
+//! What the importer refuses beyond the schema: files past [`crate::limits::MAX_PEER_FILE_BYTES`] or not regular
+//! files, names past [`crate::names`]'s rules (a test name whose suite name would be too long for the reader is
+//! refused here, not written), launches and memory past [`crate::limits`] (`threads` x `groups` computed checked),
+//! unknown keys and `tgid`/`groups` arrays of other than 3 elements. A kernel that no case runs has no rows, and a
+//! suite's kernels all have rows, so it is left out and the suite's description names it. The import is checked as
+//! the reader will check its files ([`Suite::check_writable`]), and its time is linear in the file: positions
+//! for messages are found in one pass over the text.
 
 use crate::error::{Error, Origin, Pos, Result};
-use crate::hex::HexDword;
+use crate::hex::{truncate, HexDword};
 use crate::id::{dispatch_hash, measurement_id};
 use crate::kernel::{Array, Init, Kernel, KernelFile, Provenance};
 use crate::mode::FloatMode;
@@ -71,6 +79,7 @@ struct PeerKernel {
     #[serde(default)]
     instructions: Vec<Option<String>>,
     user_data: Vec<String>,
+    #[serde(deserialize_with = "crate::de::exact")]
     tgid: [bool; 3],
     memory: Vec<PeerArray>,
 }
@@ -151,7 +160,7 @@ struct PeerCase {
     checks: Vec<String>,
     compare_array: String,
     compare_stride_dwords: u32,
-    #[serde(default = "one_group")]
+    #[serde(default = "one_group", deserialize_with = "crate::de::exact")]
     groups: [u32; 3],
     expectation: Expectation,
     rows: Vec<Vec<HexDword>>,
@@ -193,7 +202,33 @@ fn locate(text: &str, key: &str, value: &str) -> Pos {
         .map_or(Pos::default(), |o| Pos::of_offset(text, o))
 }
 
+/// The position of the first `"name": "<value>"` of every value in `text`, found in one pass over the text
+/// (linear, however many cases and kernels there are), for errors found after parsing: a case's or kernel's
+/// errors point at its name. A value with an escaped quote is not found (its errors have no position).
+fn name_positions(text: &str) -> BTreeMap<&str, Pos> {
+    const NEEDLE: &str = "\"name\": \"";
+    let mut cursor = crate::error::PosCursor::new(text);
+    let mut out = BTreeMap::new();
+    for (at, _) in text.match_indices(NEEDLE) {
+        let start = at + NEEDLE.len();
+        let Some(len) = text[start..].find('"') else {
+            break;
+        };
+        let value = &text[start..start + len];
+        if !out.contains_key(value) {
+            let pos = cursor.at(at);
+            out.insert(value, pos);
+        }
+    }
+    out
+}
+
 /// Converts the text of one peer JSON file into a suite. `path` is used in messages only.
+///
+/// Every name is checked ([`crate::names`]), every launch size against [`crate::limits`] (products computed
+/// checked), and the suite is checked as the reader will check it before it is returned
+/// ([`Suite::check_writable`]), so what imports can be written and read back. The work is linear in the size of
+/// the file.
 pub fn import_peer(path: &Path, text: &str) -> Result<Suite> {
     let file: PeerFile = serde_json::from_str(text).map_err(|e| {
         let pos = Pos::new(e.line() as u64, e.column() as u64);
@@ -203,23 +238,36 @@ pub fn import_peer(path: &Path, text: &str) -> Result<Suite> {
             .rsplit_once(" at line ")
             .map_or(msg.as_str(), |(m, _)| m)
             .to_string();
-        Error::syntax(path, pos, msg)
+        Error::syntax(path, pos, crate::hex::shorten_message(&msg))
     })?;
+    let test_pos = || locate(text, "test", &file.test);
+    crate::names::peer_test(&file.test).map_err(|m| Error::syntax(path, test_pos(), m))?;
     let suite_name = format!("peer-{}", kebab(&file.test));
-    if !crate::kernel::valid_suite_name(&suite_name) || suite_name == "peer-" {
-        return Err(Error::syntax(
+    crate::names::suite(&suite_name).map_err(|m| {
+        Error::syntax(
             path,
-            locate(text, "test", &file.test),
-            format!("test name `{}` gives no suite name", file.test),
-        ));
-    }
+            test_pos(),
+            format!(
+                "test name `{}` gives no usable suite name: {m}",
+                truncate(&file.test)
+            ),
+        )
+    })?;
     let prov = &file.source;
+    prov.validate()
+        .map_err(|m| Error::syntax(path, Pos::default(), m))?;
     let err_at = |pos: Pos, m: String| Error::syntax(path, pos, m);
+    let names = name_positions(text);
+    let pos_of = |name: &str| names.get(name).copied().unwrap_or_default();
+    for s in &file.skipped {
+        crate::names::peer_case(&s.name).map_err(|m| err_at(pos_of(&s.name), m))?;
+    }
 
     // The grid comes from the cases; all cases of one kernel must agree on it (what they compare may differ).
     let mut launch: BTreeMap<&str, (&PeerCase, [u32; 3])> = BTreeMap::new();
     for c in &file.cases {
-        let pos = locate(text, "name", &c.name);
+        let pos = pos_of(&c.name);
+        crate::names::peer_case(&c.name).map_err(|m| err_at(pos, m))?;
         if let Some((first, groups)) = launch.get(c.kernel.as_str()) {
             if *groups != c.groups {
                 return Err(err_at(
@@ -236,10 +284,23 @@ pub fn import_peer(path: &Path, text: &str) -> Result<Suite> {
     }
 
     let mut kernels = Vec::new();
+    let mut kernel_names = std::collections::BTreeSet::new();
+    // A kernel no case runs has no rows, and a suite's kernels all have rows (the loader refuses one without):
+    // it is left out, and the description says so.
+    let mut unrun = Vec::new();
     for k in &file.kernels {
-        let pos = locate(text, "name", &k.name);
-        // A kernel no case runs is launched as one workgroup.
-        let grid = launch.get(k.name.as_str()).map_or([1, 1, 1], |(_, g)| *g);
+        let pos = pos_of(&k.name);
+        if !kernel_names.insert(k.name.as_str()) {
+            return Err(err_at(
+                pos,
+                format!("kernel `{}` is defined twice", truncate(&k.name)),
+            ));
+        }
+        let Some(&(_, grid)) = launch.get(k.name.as_str()) else {
+            crate::names::kernel(&k.name).map_err(|m| err_at(pos, m))?;
+            unrun.push(k.name.as_str());
+            continue;
+        };
         let kernel = Kernel {
             name: k.name.clone(),
             abi: crate::kernel::Abi::AgcBufferV1,
@@ -282,9 +343,6 @@ pub fn import_peer(path: &Path, text: &str) -> Result<Suite> {
             words: k.words.clone(),
         };
         kernel.validate().map_err(|m| err_at(pos, m))?;
-        if kernels.iter().any(|x: &Kernel| x.name == kernel.name) {
-            return Err(err_at(pos, format!("kernel `{}` is defined twice", k.name)));
-        }
         kernels.push(kernel);
     }
 
@@ -297,10 +355,15 @@ pub fn import_peer(path: &Path, text: &str) -> Result<Suite> {
             names.join(", ")
         )
     };
+    let unrun = if unrun.is_empty() {
+        String::new()
+    } else {
+        format!(" Kernels no case runs, not imported: {}.", unrun.join(", "))
+    };
     let kfile = KernelFile {
         suite: suite_name.clone(),
         description: Some(format!(
-            "Imported by `oracle import-peer` from {}@{}:{} (test {}, expectation {}).{skipped}",
+            "Imported by `oracle import-peer` from {}@{}:{} (test {}, expectation {}).{skipped}{unrun}",
             prov.repo,
             prov.commit,
             prov.path,
@@ -316,16 +379,16 @@ pub fn import_peer(path: &Path, text: &str) -> Result<Suite> {
     let mut suite = Suite::new(kfile, path.to_path_buf());
 
     for c in &file.cases {
-        let pos = locate(text, "name", &c.name);
+        let pos = pos_of(&c.name);
         let e = |m: String| err_at(pos, format!("case `{}`: {m}", c.name));
         let kernel = suite.kernel(&c.kernel).ok_or_else(|| {
             e(format!(
                 "kernel `{}` is not in the file (missing kernel)",
-                c.kernel
+                truncate(&c.kernel)
             ))
         })?;
         let lanes = kernel.lanes();
-        if c.rows_per_dispatch as u64 != lanes {
+        if c.rows_per_dispatch == 0 || c.rows_per_dispatch as u64 != lanes {
             return Err(e(format!(
                 "rows_per_dispatch {} but kernel `{}` launches {lanes} lanes ({} threads x groups {:?})",
                 c.rows_per_dispatch, kernel.name, kernel.threads, c.groups
@@ -456,12 +519,13 @@ pub fn import_peer(path: &Path, text: &str) -> Result<Suite> {
         }
     }
     suite.check_dispatches()?;
+    suite.check_writable()?;
     Ok(suite)
 }
 
-/// Reads and converts one peer JSON file.
+/// Reads and converts one peer JSON file (a regular file of at most [`crate::limits::MAX_PEER_FILE_BYTES`]).
 pub fn import_peer_file(path: &Path) -> Result<Suite> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    let text = crate::input::read_text(path, crate::limits::MAX_PEER_FILE_BYTES)?;
     import_peer(path, &text)
 }
 

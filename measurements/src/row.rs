@@ -170,11 +170,15 @@ impl Row {
     }
 }
 
-/// Is `name` a valid target name (`gfx1036`, `rdna2`: lowercase letters and digits)?
+/// The targets a row may name: the gfx10 chips and the two family names for data that says no more (DESIGN.md,
+/// "Measurements"). A row file is `<target>.csv`, so this list is also every row file name the loader accepts:
+/// a CSV file named anything else in a suite folder is refused rather than skipped.
+pub const KNOWN_TARGETS: [&str; 13] = [
+    "rdna1", "rdna2", "gfx1010", "gfx1011", "gfx1012", "gfx1013", "gfx1030", "gfx1031", "gfx1032",
+    "gfx1033", "gfx1034", "gfx1035", "gfx1036",
+];
+
+/// Is `name` a known target ([`KNOWN_TARGETS`])?
 pub fn valid_target(name: &str) -> bool {
-    !name.is_empty()
-        && name.len() <= 32
-        && name
-            .chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+    KNOWN_TARGETS.contains(&name)
 }

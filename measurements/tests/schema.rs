@@ -113,7 +113,7 @@ fn a_zero_byte_array_imports_and_round_trips() {
     assert!(toml.contains("name = \"empty\"\nbytes = 0\n"), "{toml}");
     // The job's memory image has the array, with no dwords.
     let jobs = plan_jobs(&loaded);
-    let image = jobs[0].job.memory_image();
+    let image = jobs[0].job.memory_image().unwrap();
     let empty = image.iter().find(|a| a.name == "empty").unwrap();
     assert!(empty.dwords.is_empty());
     // Its V# says 0 bytes.

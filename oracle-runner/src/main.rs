@@ -159,8 +159,14 @@ fn import_peer(files: &[PathBuf], out: &std::path::Path) -> Result<ExitCode, Str
             ));
         }
     }
+    // One transaction for the whole import: killed at any point, the store holds the old suites or the new
+    // ones, and the next import finishes or undoes an interrupted one (measurements crate, `commit`).
+    let all: Vec<&measurements::Suite> = suites.values().map(|(_, s)| s).collect();
+    let notes = measurements::store::write_suites(out, &all).map_err(|e| e.to_string())?;
+    for n in notes {
+        out::warn(&format!("oracle: {n}"));
+    }
     for (name, (file, suite)) in &suites {
-        suite.write(out).map_err(|e| e.to_string())?;
         out::print(&format!(
             "{}: suite {name}: {} kernels, {} rows -> {}\n",
             file.display(),
@@ -205,6 +211,9 @@ fn show(args: &[String], dirs: &[PathBuf], with_disasm: bool) -> Result<ExitCode
         dirs.to_vec()
     };
     let ds = Dataset::load(&dirs).map_err(|e| e.to_string())?;
+    for w in &ds.warnings {
+        out::warn(&format!("oracle: warning: {w}"));
+    }
     let mut missing = Vec::new();
     for id in &ids {
         let Some((suite, stored)) = ds.find(id) else {

@@ -214,7 +214,13 @@ impl<'p> Cx<'p> {
     // Operands.
 
     /// A 32-bit scalar-or-constant source as the model's `Ctx::sread` gives it (`half`: 16-bit operand).
-    pub fn sread(&mut self, op: Operand, half: bool, inst: &Instruction, pc: usize) -> Result<Sv, Refusal> {
+    pub fn sread(
+        &mut self,
+        op: Operand,
+        half: bool,
+        inst: &Instruction,
+        pc: usize,
+    ) -> Result<Sv, Refusal> {
         Ok(match op {
             Operand::InlineInt(i) => {
                 if half {
@@ -225,10 +231,7 @@ impl<'p> Cx<'p> {
             }
             Operand::InlineFloat(f) => self.e.k32(f.bits(if half { 16 } else { 32 }) as u32),
             Operand::Literal(l) => self.e.k32(if half { l & 0xffff } else { l }),
-            Operand::Scc => {
-                let s = self.get(self.scc);
-                s
-            }
+            Operand::Scc => self.get(self.scc),
             Operand::Vccz => {
                 let m = self.mask_at(sreg::VCC_LO);
                 let z = self.e.k64(0);
@@ -244,13 +247,25 @@ impl<'p> Cx<'p> {
             Operand::Imm(v) => self.e.k32(v as u32),
             other => match sreg_index(other) {
                 Some(r) => self.sget(r),
-                None => return Err(refusal(inst, pc, format!("source {other:?} is not translated"))),
+                None => {
+                    return Err(refusal(
+                        inst,
+                        pc,
+                        format!("source {other:?} is not translated"),
+                    ))
+                }
             },
         })
     }
 
     /// A 64-bit scalar-or-constant source (as `Ctx::sread64`; `f64`: a literal is the high dword).
-    pub fn sread64(&mut self, op: Operand, f64: bool, inst: &Instruction, pc: usize) -> Result<Sv, Refusal> {
+    pub fn sread64(
+        &mut self,
+        op: Operand,
+        f64: bool,
+        inst: &Instruction,
+        pc: usize,
+    ) -> Result<Sv, Refusal> {
         Ok(match op {
             Operand::InlineInt(i) => self.e.k64(i as i64 as u64),
             Operand::InlineFloat(f) => self.e.k64(f.bits(64)),
@@ -267,13 +282,25 @@ impl<'p> Cx<'p> {
                     let hi = self.sget(r + 1);
                     self.e.pack(lo, hi)
                 }
-                None => return Err(refusal(inst, pc, format!("source {other:?} is not translated"))),
+                None => {
+                    return Err(refusal(
+                        inst,
+                        pc,
+                        format!("source {other:?} is not translated"),
+                    ))
+                }
             },
         })
     }
 
     /// A 32-bit VALU source of this lane.
-    pub fn vread(&mut self, op: Operand, half: bool, inst: &Instruction, pc: usize) -> Result<Sv, Refusal> {
+    pub fn vread(
+        &mut self,
+        op: Operand,
+        half: bool,
+        inst: &Instruction,
+        pc: usize,
+    ) -> Result<Sv, Refusal> {
         match op {
             Operand::Vgpr { first, .. } => Ok(self.vget(first as u32)),
             Operand::LdsDirect => Err(refusal(inst, pc, "LDS_DIRECT sources are not translated")),
@@ -282,7 +309,13 @@ impl<'p> Cx<'p> {
     }
 
     /// A 64-bit VALU source of this lane.
-    pub fn vread64(&mut self, op: Operand, f64: bool, inst: &Instruction, pc: usize) -> Result<Sv, Refusal> {
+    pub fn vread64(
+        &mut self,
+        op: Operand,
+        f64: bool,
+        inst: &Instruction,
+        pc: usize,
+    ) -> Result<Sv, Refusal> {
         match op {
             Operand::Vgpr { first, .. } => {
                 let lo = self.vget(first as u32);
@@ -294,15 +327,39 @@ impl<'p> Cx<'p> {
     }
 
     /// Writes a 32-bit scalar destination.
-    pub fn swrite(&mut self, op: Operand, v: Sv, inst: &Instruction, pc: usize) -> Result<(), Refusal> {
-        let r = sreg_index(op).ok_or_else(|| refusal(inst, pc, format!("destination {op:?} is not a scalar register")))?;
+    pub fn swrite(
+        &mut self,
+        op: Operand,
+        v: Sv,
+        inst: &Instruction,
+        pc: usize,
+    ) -> Result<(), Refusal> {
+        let r = sreg_index(op).ok_or_else(|| {
+            refusal(
+                inst,
+                pc,
+                format!("destination {op:?} is not a scalar register"),
+            )
+        })?;
         self.sset(r, v);
         Ok(())
     }
 
     /// Writes a 64-bit scalar destination (a pair).
-    pub fn swrite64(&mut self, op: Operand, v: Sv, inst: &Instruction, pc: usize) -> Result<(), Refusal> {
-        let r = sreg_index(op).ok_or_else(|| refusal(inst, pc, format!("destination {op:?} is not a scalar register")))?;
+    pub fn swrite64(
+        &mut self,
+        op: Operand,
+        v: Sv,
+        inst: &Instruction,
+        pc: usize,
+    ) -> Result<(), Refusal> {
+        let r = sreg_index(op).ok_or_else(|| {
+            refusal(
+                inst,
+                pc,
+                format!("destination {op:?} is not a scalar register"),
+            )
+        })?;
         if r == sreg::NULL {
             return Ok(());
         }
@@ -314,8 +371,20 @@ impl<'p> Cx<'p> {
     }
 
     /// Writes a lane mask to a scalar destination operand.
-    pub fn write_mask(&mut self, op: Operand, m: Sv, inst: &Instruction, pc: usize) -> Result<(), Refusal> {
-        let r = sreg_index(op).ok_or_else(|| refusal(inst, pc, format!("destination {op:?} is not a scalar register")))?;
+    pub fn write_mask(
+        &mut self,
+        op: Operand,
+        m: Sv,
+        inst: &Instruction,
+        pc: usize,
+    ) -> Result<(), Refusal> {
+        let r = sreg_index(op).ok_or_else(|| {
+            refusal(
+                inst,
+                pc,
+                format!("destination {op:?} is not a scalar register"),
+            )
+        })?;
         if r != sreg::NULL {
             self.set_mask_at(r, m);
         }
@@ -382,7 +451,12 @@ impl<'p> Cx<'p> {
         let none = self.e.cmp(Cmp::Eq, cur, z);
         let first = self.e.band(cond, none);
         let k = self.e.k32(kind);
-        for (var, v) in [(self.rep[0], k), (self.rep[1], pc), (self.rep[2], a), (self.rep[3], b)] {
+        for (var, v) in [
+            (self.rep[0], k),
+            (self.rep[1], pc),
+            (self.rep[2], a),
+            (self.rep[3], b),
+        ] {
             let old = self.get(var);
             let n = self.e.select(first, v, old);
             self.put(var, n);
@@ -414,11 +488,13 @@ impl<'p> Cx<'p> {
             let u = e.t_u32();
             let scope = e.c32(spirv::Scope::Device as u32);
             let sem = e.c32(0);
-            let old = e
-                .b
-                .atomic_compare_exchange(u, None, p0, scope, sem, sem, kind.id, z)
-                .expect("cas");
-            let first = Sv { id: old, ty: Ty::I32 };
+            let old =
+                e.b.atomic_compare_exchange(u, None, p0, scope, sem, sem, kind.id, z)
+                    .expect("cas");
+            let first = Sv {
+                id: old,
+                ty: Ty::I32,
+            };
             let zero = e.k32(0);
             let is_first = e.cmp(Cmp::Eq, first, zero);
             e.if_then(is_first, |e| {
@@ -435,7 +511,8 @@ impl<'p> Cx<'p> {
             let one = e.c32(1);
             let pa = e.elem(sched, one);
             let wscope = e.c32(spirv::Scope::Workgroup as u32);
-            e.b.atomic_store(pa, wscope, sem, one).expect("atomic store");
+            e.b.atomic_store(pa, wscope, sem, one)
+                .expect("atomic store");
         });
     }
 
@@ -596,18 +673,19 @@ pub(crate) fn compile(prog: &Program, shape: Shape) -> Result<(Vec<u32>, bool), 
     let masks = e.workgroup_array(waves * SLOTS * 2, "lane_masks");
     let own = 4 * (SLOTS * SLOT_WORDS + SCHED_HEAD + waves + waves * SLOTS * 2);
     let lds_words = shape.lds_bytes.div_ceil(4);
-    let lds_in_workgroup =
-        lds_words > 0 && own.checked_add(4 * lds_words).is_some_and(|n| n <= shape.shared_bytes);
+    let lds_in_workgroup = lds_words > 0
+        && own
+            .checked_add(4 * lds_words)
+            .is_some_and(|n| n <= shape.shared_bytes);
     let lds = if lds_in_workgroup {
         e.workgroup_array(lds_words, "lds")
     } else {
         e.storage_buffer(layout::BIND_LDS, "lds")
     };
 
-    let main = e
-        .b
-        .begin_function(void, None, spirv::FunctionControl::NONE, fn_ty)
-        .expect("function");
+    let main =
+        e.b.begin_function(void, None, spirv::FunctionControl::NONE, fn_ty)
+            .expect("function");
     e.b.name(main, "main");
     let entry = e.b.id();
     e.block(entry);
@@ -631,7 +709,12 @@ pub(crate) fn compile(prog: &Program, shape: Shape) -> Result<(Vec<u32>, bool), 
     let executed = e.local(Ty::I32);
     let wstate = e.local(Ty::I32);
     let mode = e.local(Ty::I32);
-    let rep = [e.local(Ty::I32), e.local(Ty::I32), e.local(Ty::I32), e.local(Ty::I32)];
+    let rep = [
+        e.local(Ty::I32),
+        e.local(Ty::I32),
+        e.local(Ty::I32),
+        e.local(Ty::I32),
+    ];
     for r in rep {
         let z = e.k32(0);
         e.store(r, z);
@@ -686,8 +769,7 @@ pub(crate) fn compile(prog: &Program, shape: Shape) -> Result<(Vec<u32>, bool), 
     let l0_merge = cx.e.b.id();
     cx.e.b.branch(l0_header).expect("branch");
     cx.e.block(l0_header);
-    cx.e
-        .b
+    cx.e.b
         .loop_merge(l0_merge, l0_cont, spirv::LoopControl::NONE, [])
         .expect("loop");
     cx.e.b.branch(l0_check).expect("branch");
@@ -701,8 +783,7 @@ pub(crate) fn compile(prog: &Program, shape: Shape) -> Result<(Vec<u32>, bool), 
     let zero = cx.e.k32(0);
     let ok = cx.e.cmp(Cmp::Eq, abort, zero);
     let go = cx.e.band(more, ok);
-    cx.e
-        .b
+    cx.e.b
         .branch_conditional(go.id, l0_body, l0_merge, [])
         .expect("branch");
     cx.e.block(l0_body);
@@ -735,9 +816,9 @@ pub(crate) fn compile(prog: &Program, shape: Shape) -> Result<(Vec<u32>, bool), 
     cx.e.b.ret().expect("ret");
     cx.e.b.end_function().expect("end");
     let local = shape.waves() * shape.wave;
-    cx.e.b.entry_point(spirv::ExecutionModel::GLCompute, main, "main", [lii]);
-    cx.e
-        .b
+    cx.e.b
+        .entry_point(spirv::ExecutionModel::GLCompute, main, "main", [lii]);
+    cx.e.b
         .execution_mode(main, spirv::ExecutionMode::LocalSize, [local, 1, 1]);
     let module = cx.e.b.module();
     use rspirv::binary::Assemble;
@@ -750,7 +831,11 @@ fn prog_vgprs(prog: &Program) -> u32 {
     for i in prog.insts.values() {
         if matches!(
             i.op,
-            Op::VMovrelsB32 | Op::VMovreldB32 | Op::VMovrelsdB32 | Op::VMovrelsd2B32 | Op::VSwaprelB32
+            Op::VMovrelsB32
+                | Op::VMovreldB32
+                | Op::VMovrelsdB32
+                | Op::VMovrelsd2B32
+                | Op::VSwaprelB32
         ) {
             return 256;
         }
@@ -806,7 +891,11 @@ fn init_group(cx: &mut Cx, g: Sv) {
             });
         });
     }
-    let entry = cx.leader_ids.iter().find(|(l, _)| *l == 0).map_or(DEAD, |(_, id)| *id);
+    let entry = cx
+        .leader_ids
+        .iter()
+        .find(|(l, _)| *l == 0)
+        .map_or(DEAD, |(_, id)| *id);
     let ev = cx.e.k32(entry);
     cx.put(cx.seg, ev);
     // User SGPRs from the launch info, then the workgroup ids the kernel enables.
@@ -895,8 +984,7 @@ fn dispatch(cx: &mut Cx) -> Result<(), Refusal> {
     let l1_merge = cx.e.b.id();
     cx.e.b.branch(l1_header).expect("branch");
     cx.e.block(l1_header);
-    cx.e
-        .b
+    cx.e.b
         .loop_merge(l1_merge, l1_cont, spirv::LoopControl::NONE, [])
         .expect("loop");
     cx.e.b.branch(l1_body).expect("branch");
@@ -914,20 +1002,17 @@ fn dispatch(cx: &mut Cx) -> Result<(), Refusal> {
     let aborted = cx.e.cmp(Cmp::Ne, abort, zero);
     let stop = cx.e.bor(finished, aborted);
     let run = cx.e.b.id();
-    cx.e
-        .b
+    cx.e.b
         .branch_conditional(stop.id, l1_merge, run, [])
         .expect("branch");
     cx.e.block(run);
     let mine = cx.e.cmp(Cmp::Eq, cur, cx.wave);
     let wave_body = cx.e.b.id();
     let after = cx.e.b.id();
-    cx.e
-        .b
+    cx.e.b
         .selection_merge(after, spirv::SelectionControl::NONE)
         .expect("merge");
-    cx.e
-        .b
+    cx.e.b
         .branch_conditional(mine.id, wave_body, after, [])
         .expect("branch");
     cx.e.block(wave_body);
@@ -963,8 +1048,7 @@ fn run_wave(cx: &mut Cx) -> Result<(), Refusal> {
     let l2_merge = cx.e.b.id();
     cx.e.b.branch(l2_header).expect("branch");
     cx.e.block(l2_header);
-    cx.e
-        .b
+    cx.e.b
         .loop_merge(l2_merge, l2_cont, spirv::LoopControl::NONE, [])
         .expect("loop");
     cx.e.b.branch(l2_body).expect("branch");
@@ -992,8 +1076,7 @@ fn run_wave(cx: &mut Cx) -> Result<(), Refusal> {
     cx.e.b.branch(sw_merge).expect("branch");
     // Back to the switch block: its merge and the switch itself.
     cx.e.b.select_block(Some(switch_block)).expect("select");
-    cx.e
-        .b
+    cx.e.b
         .selection_merge(sw_merge, spirv::SelectionControl::NONE)
         .expect("merge");
     let cases: Vec<(SpvOp, Word)> = cx
@@ -1006,8 +1089,7 @@ fn run_wave(cx: &mut Cx) -> Result<(), Refusal> {
     cx.flush_report();
     let y = cx.get(cx.yld);
     let yn = cx.e.nz(y);
-    cx.e
-        .b
+    cx.e.b
         .branch_conditional(yn.id, l2_merge, l2_cont, [])
         .expect("branch");
     cx.e.block(l2_cont);
@@ -1127,12 +1209,10 @@ fn emit_block(cx: &mut Cx, leader: usize) -> Result<(), Refusal> {
             let yn = cx.e.nz(y);
             let cont = cx.e.b.id();
             let leave = cx.e.b.id();
-            cx.e
-                .b
+            cx.e.b
                 .selection_merge(cont, spirv::SelectionControl::NONE)
                 .expect("merge");
-            cx.e
-                .b
+            cx.e.b
                 .branch_conditional(yn.id, leave, cont, [])
                 .expect("branch");
             cx.e.block(leave);
@@ -1237,4 +1317,3 @@ impl Cx<'_> {
             .ok_or_else(|| refusal(inst, pc, format!("no {role:?} operand")))
     }
 }
-

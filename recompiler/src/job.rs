@@ -54,10 +54,11 @@ impl Default for Options {
 pub fn prepare(job: &Job, options: Options) -> Result<Prepared, BackendError> {
     let target = target_of(&job.target).ok_or_else(|| BackendError::Unsupported {
         instruction: format!("target {}", job.target),
-        reason: "the recompiler knows gfx1013 and the gfx1030 family (rdna2, gfx1030..gfx1036)".into(),
+        reason: "the recompiler knows gfx1013 and the gfx1030 family (rdna2, gfx1030..gfx1036)"
+            .into(),
     })?;
     let k = &job.kernel;
-    let images = job.memory_image();
+    let images = job.memory_image()?;
     let mut guest = GuestMemory::new();
     let mut addresses = Vec::with_capacity(images.len() + 1);
     let mut regions: Vec<(String, u64, Vec<u8>)> = Vec::new();
@@ -67,7 +68,9 @@ pub fn prepare(job: &Job, options: Options) -> Result<Prepared, BackendError> {
         addresses.push(base);
         regions.push((a.name.clone(), base, bytes));
     }
-    let user = job.user_data(&addresses).map_err(BackendError::InvalidJob)?;
+    let user = job
+        .user_data(&addresses)
+        .map_err(BackendError::InvalidJob)?;
     let user_sgprs = match k.abi {
         // The launch info has room for 16, as the hardware's COMPUTE_USER_DATA registers.
         Abi::AgcBufferV1 if user.len() > MAX_USER_SGPRS => {
@@ -114,7 +117,10 @@ pub fn prepare(job: &Job, options: Options) -> Result<Prepared, BackendError> {
     for (name, base, bytes) in &regions {
         let off = memory.len();
         let len = u32::try_from(bytes.len()).map_err(|_| {
-            BackendError::InvalidJob(format!("array `{name}` is {} bytes; the recompiler addresses at most 4 GiB", bytes.len()))
+            BackendError::InvalidJob(format!(
+                "array `{name}` is {} bytes; the recompiler addresses at most 4 GiB",
+                bytes.len()
+            ))
         })?;
         info.extend([*base as u32, (*base >> 32) as u32, len, off as u32]);
         memory.extend_from_slice(bytes);
@@ -206,9 +212,15 @@ impl Prepared {
             .iter()
             .map(|(name, off, len)| {
                 let bytes = memory.get(*off..off + len).ok_or_else(|| {
-                    BackendError::Device(format!("guest-memory buffer came back with {} bytes", memory.len()))
+                    BackendError::Device(format!(
+                        "guest-memory buffer came back with {} bytes",
+                        memory.len()
+                    ))
                 })?;
-                Ok((name.clone(), reference_model::exec::memory::bytes_to_dwords(bytes)))
+                Ok((
+                    name.clone(),
+                    reference_model::exec::memory::bytes_to_dwords(bytes),
+                ))
             })
             .collect::<Result<Vec<_>, BackendError>>()?;
         Ok(job.output_from(arrays))

@@ -143,7 +143,10 @@ pub fn compile(target: Target, words: &[u32], shape: Shape) -> Result<Module, Re
     if shape.threads == 0 || shape.threads > 1024 {
         return Err(Refusal {
             instruction: "launch".into(),
-            reason: format!("{} threads per workgroup (gfx10 allows 1 to 1024)", shape.threads),
+            reason: format!(
+                "{} threads per workgroup (gfx10 allows 1 to 1024)",
+                shape.threads
+            ),
         });
     }
     let groups = shape.groups.iter().try_fold(1u32, |a, &g| a.checked_mul(g));

@@ -76,11 +76,17 @@ impl Emit {
 
     /// The `void` type.
     pub fn t_void(&mut self) -> Word {
-        *self.types.entry("void").or_insert_with(|| self.b.type_void())
+        *self
+            .types
+            .entry("void")
+            .or_insert_with(|| self.b.type_void())
     }
     /// `bool`.
     pub fn t_bool(&mut self) -> Word {
-        *self.types.entry("bool").or_insert_with(|| self.b.type_bool())
+        *self
+            .types
+            .entry("bool")
+            .or_insert_with(|| self.b.type_bool())
     }
     /// `u32`.
     pub fn t_u32(&mut self) -> Word {
@@ -155,12 +161,19 @@ impl Emit {
             None => {
                 let u = self.t_u32();
                 let rt = self.b.type_runtime_array(u);
-                self.b
-                    .decorate(rt, spirv::Decoration::ArrayStride, [Operand::LiteralBit32(4)]);
+                self.b.decorate(
+                    rt,
+                    spirv::Decoration::ArrayStride,
+                    [Operand::LiteralBit32(4)],
+                );
                 let st = self.b.type_struct([rt]);
                 self.b.decorate(st, spirv::Decoration::Block, []);
-                self.b
-                    .member_decorate(st, 0, spirv::Decoration::Offset, [Operand::LiteralBit32(0)]);
+                self.b.member_decorate(
+                    st,
+                    0,
+                    spirv::Decoration::Offset,
+                    [Operand::LiteralBit32(0)],
+                );
                 self.types.insert("block_u32", st);
                 st
             }
@@ -174,8 +187,11 @@ impl Emit {
             spirv::Decoration::DescriptorSet,
             [Operand::LiteralBit32(0)],
         );
-        self.b
-            .decorate(var, spirv::Decoration::Binding, [Operand::LiteralBit32(binding)]);
+        self.b.decorate(
+            var,
+            spirv::Decoration::Binding,
+            [Operand::LiteralBit32(binding)],
+        );
         self.b.name(var, name);
         Array {
             var,
@@ -280,9 +296,7 @@ impl Emit {
             | spirv::MemorySemantics::UNIFORM_MEMORY)
             .bits();
         let sem = self.c32(sem);
-        self.b
-            .control_barrier(scope, scope, sem)
-            .expect("barrier");
+        self.b.control_barrier(scope, scope, sem).expect("barrier");
     }
 
     /// Begins a new block labelled `label` (the previous one must be terminated).

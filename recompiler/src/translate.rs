@@ -46,7 +46,9 @@ pub(crate) fn need(inst: &Instruction) -> Need {
             }
         }
         Encoding::Smem => {
-            if inst.op.mnemonic().starts_with("s_store") || inst.op.mnemonic().starts_with("s_buffer_store") {
+            if inst.op.mnemonic().starts_with("s_store")
+                || inst.op.mnemonic().starts_with("s_buffer_store")
+            {
                 Need::Serial
             } else {
                 Need::Local
@@ -177,9 +179,16 @@ fn sop1(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
         let lo = cx.sget(sreg::EXEC_LO);
         let hi = cx.sget(sreg::EXEC_HI);
         let pair = cx.e.pack(lo, hi);
-        let old = if wide { pair } else { cx.e.bink(Bin::And, pair, 0xffff_ffff) };
+        let old = if wide {
+            pair
+        } else {
+            cx.e.bink(Bin::And, pair, 0xffff_ffff)
+        };
         let e = &mut cx.e;
-        let (ns, ne) = (e.un(crate::lower::Un::Not, s), e.un(crate::lower::Un::Not, old));
+        let (ns, ne) = (
+            e.un(crate::lower::Un::Not, s),
+            e.un(crate::lower::Un::Not, old),
+        );
         let new = match kind.0 {
             "and" => e.bin(Bin::And, s, old),
             "or" => e.bin(Bin::Or, s, old),
@@ -201,7 +210,11 @@ fn sop1(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
             "andn1" => e.bin(Bin::And, ns, old),
             _ => e.bin(Bin::Or, ns, old),
         };
-        let new = if wide { new } else { e.bink(Bin::And, new, 0xffff_ffff) };
+        let new = if wide {
+            new
+        } else {
+            e.bink(Bin::And, new, 0xffff_ffff)
+        };
         // The destination is written before EXEC (a destination of EXEC itself is overwritten).
         let shown = if kind.1 { new } else { old };
         let d = cx.op(inst, Role::Sdst, pc)?;
@@ -286,7 +299,10 @@ fn sop1(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
                 Some(Operand::Sgpr { first, .. }) => Ok(first as u32),
                 _ => Err(refusal(inst, pc, "relative addressing needs SGPR operands")),
             };
-            let (src, dst) = (reg(inst.operand(Role::Src0))?, reg(inst.operand(Role::Sdst))?);
+            let (src, dst) = (
+                reg(inst.operand(Role::Src0))?,
+                reg(inst.operand(Role::Sdst))?,
+            );
             let m0 = cx.sget(sreg::M0);
             let (s, d) = {
                 let e = &mut cx.e;
@@ -302,7 +318,11 @@ fn sop1(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
                     }
                 }
             };
-            let n = if matches!(op, SMovrelsB64 | SMovreldB64) { 2 } else { 1 };
+            let n = if matches!(op, SMovrelsB64 | SMovreldB64) {
+                2
+            } else {
+                1
+            };
             // Rule salu.movrel_range: past the SGPR file reads give 0 and writes are dropped. Reads first.
             let mut vals = Vec::new();
             for i in 0..n {
@@ -346,9 +366,15 @@ fn sop1(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
 /// The saveexec/wrexec forms: (operation, writes the new EXEC to the destination).
 fn saveexec_kind(op: Op) -> Option<(&'static str, bool)> {
     let m = op.mnemonic();
-    let (body, wr) = if let Some(b) = m.strip_suffix("_saveexec_b32").or(m.strip_suffix("_saveexec_b64")) {
+    let (body, wr) = if let Some(b) = m
+        .strip_suffix("_saveexec_b32")
+        .or(m.strip_suffix("_saveexec_b64"))
+    {
         (b, false)
-    } else if let Some(b) = m.strip_suffix("_wrexec_b32").or(m.strip_suffix("_wrexec_b64")) {
+    } else if let Some(b) = m
+        .strip_suffix("_wrexec_b32")
+        .or(m.strip_suffix("_wrexec_b64"))
+    {
         (b, true)
     } else {
         return None;
@@ -381,7 +407,9 @@ fn sopk(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
             let next = cx.e.k64(4 * (pc as u64 + inst.size as u64));
             let d = cx.op(inst, Role::Sdst, pc)?;
             cx.swrite64(d, next, inst, pc)?;
-            let Flow::Jump(t) = flow(inst, pc) else { unreachable!("s_call jumps") };
+            let Flow::Jump(t) = flow(inst, pc) else {
+                unreachable!("s_call jumps")
+            };
             cx.jump(t);
             return Ok(Done::Ended);
         }
@@ -390,18 +418,30 @@ fn sopk(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
             let kk = k as u32;
             let (id, offset, size) = (kk & 0x3f, (kk >> 6) & 0x1f, ((kk >> 11) & 0x1f) + 1);
             if id != 1 {
-                return Err(refusal(inst, pc, format!("hardware register {id} is not modelled (only HW_REG_MODE)")));
+                return Err(refusal(
+                    inst,
+                    pc,
+                    format!("hardware register {id} is not modelled (only HW_REG_MODE)"),
+                ));
             }
             // HW_REG_MODE: the model keeps FP_ROUND, FP_DENORM, DX10_CLAMP, IEEE and FP16_OVFL (rule
             // mode.hwreg_layout); other bits read 0.
             let modelled: u32 = 0x0080_03ff;
-            let mask = if size >= 32 { u32::MAX } else { ((1u32 << size) - 1) << offset };
+            let mask = if size >= 32 {
+                u32::MAX
+            } else {
+                ((1u32 << size) - 1) << offset
+            };
             let mode = cx.get(cx.mode);
             if op == SGetregB32 {
                 let e = &mut cx.e;
                 let m = e.bink(Bin::And, mode, modelled as u64);
                 let v = e.bink(Bin::LShr, m, offset as u64);
-                let v = if size >= 32 { v } else { e.bink(Bin::And, v, (1u64 << size) - 1) };
+                let v = if size >= 32 {
+                    v
+                } else {
+                    e.bink(Bin::And, v, (1u64 << size) - 1)
+                };
                 let d = cx.op(inst, Role::Sdst, pc)?;
                 cx.swrite(d, v, inst, pc)?;
             } else {
@@ -450,11 +490,13 @@ fn sopp(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
     use Op::*;
     let next = pc + inst.size as usize;
     match inst.op {
-        SNop | SWaitcnt | SSetprio | SSleep | SIcacheInv | SIncperflevel | SDecperflevel | STtracedata
-        | STtracedataImm | SInstPrefetch | SClause | SWaitcntDepctr | SCodeEnd | SVersion | SWaitIdle
-        | SWakeup => Ok(Done::Next),
+        SNop | SWaitcnt | SSetprio | SSleep | SIcacheInv | SIncperflevel | SDecperflevel
+        | STtracedata | STtracedataImm | SInstPrefetch | SClause | SWaitcntDepctr | SCodeEnd
+        | SVersion | SWaitIdle | SWakeup => Ok(Done::Next),
         // The debug conditions are false outside a debugger (rule salu.cdbg_not_taken).
-        SCbranchCdbgsys | SCbranchCdbguser | SCbranchCdbgsysOrUser | SCbranchCdbgsysAndUser => Ok(Done::Next),
+        SCbranchCdbgsys | SCbranchCdbguser | SCbranchCdbgsysOrUser | SCbranchCdbgsysAndUser => {
+            Ok(Done::Next)
+        }
         SEndpgm | SEndpgmSaved | SEndpgmOrderedPsDone | SSetkill => {
             cx.end_wave();
             Ok(Done::Ended)
@@ -470,12 +512,17 @@ fn sopp(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
             Ok(Done::Ended)
         }
         SBranch => {
-            let Flow::Jump(t) = flow(inst, pc) else { unreachable!("s_branch jumps") };
+            let Flow::Jump(t) = flow(inst, pc) else {
+                unreachable!("s_branch jumps")
+            };
             cx.jump(t);
             Ok(Done::Ended)
         }
-        SCbranchScc0 | SCbranchScc1 | SCbranchVccz | SCbranchVccnz | SCbranchExecz | SCbranchExecnz => {
-            let Flow::Cond(t) = flow(inst, pc) else { unreachable!("conditional branch") };
+        SCbranchScc0 | SCbranchScc1 | SCbranchVccz | SCbranchVccnz | SCbranchExecz
+        | SCbranchExecnz => {
+            let Flow::Cond(t) = flow(inst, pc) else {
+                unreachable!("conditional branch")
+            };
             let c = match inst.op {
                 SCbranchScc0 => {
                     let s = cx.scc();
@@ -485,12 +532,28 @@ fn sopp(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
                 SCbranchVccz | SCbranchVccnz => {
                     let m = cx.mask_at(sreg::VCC_LO);
                     let z = cx.e.k64(0);
-                    cx.e.cmp(if inst.op == SCbranchVccz { Cmp::Eq } else { Cmp::Ne }, m, z)
+                    cx.e.cmp(
+                        if inst.op == SCbranchVccz {
+                            Cmp::Eq
+                        } else {
+                            Cmp::Ne
+                        },
+                        m,
+                        z,
+                    )
                 }
                 _ => {
                     let m = cx.exec();
                     let z = cx.e.k64(0);
-                    cx.e.cmp(if inst.op == SCbranchExecz { Cmp::Eq } else { Cmp::Ne }, m, z)
+                    cx.e.cmp(
+                        if inst.op == SCbranchExecz {
+                            Cmp::Eq
+                        } else {
+                            Cmp::Ne
+                        },
+                        m,
+                        z,
+                    )
                 }
             };
             cx.jump_if(c, t, next);
@@ -506,7 +569,11 @@ fn sopp(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
             cx.put(cx.mode, n);
             Ok(Done::Next)
         }
-        _ => Err(refusal(inst, pc, "program control instruction not translated")),
+        _ => Err(refusal(
+            inst,
+            pc,
+            "program control instruction not translated",
+        )),
     }
 }
 
@@ -522,11 +589,19 @@ fn vector_forms(inst: &Instruction, pc: usize) -> Result<(), Refusal> {
     })?;
     let m = inst.mods;
     if m.abs != 0 || m.neg != 0 || m.neg_hi != 0 || m.omod != 0 {
-        return Err(refusal(inst, pc, "source and output modifiers are not translated yet"));
+        return Err(refusal(
+            inst,
+            pc,
+            "source and output modifiers are not translated yet",
+        ));
     }
     if let Control::Sdwa(s) = inst.control {
         if s.clamp || s.omod != 0 {
-            return Err(refusal(inst, pc, "SDWA clamp and output modifiers are not translated yet"));
+            return Err(refusal(
+                inst,
+                pc,
+                "SDWA clamp and output modifiers are not translated yet",
+            ));
         }
     }
     if inst.encoding == Encoding::Vop3p {
@@ -550,7 +625,11 @@ fn dpp_prelude(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Option<(u32
         inst.op,
         Op::VMovrelsB32 | Op::VMovreldB32 | Op::VMovrelsdB32 | Op::VMovrelsd2B32 | Op::VSwaprelB32
     ) {
-        return Err(refusal(inst, pc, "relative addressing with DPP is not translated yet"));
+        return Err(refusal(
+            inst,
+            pc,
+            "relative addressing with DPP is not translated yet",
+        ));
     }
     let Some(Operand::Vgpr { first, .. }) = inst.operand(Role::Src0) else {
         return Err(refusal(inst, pc, "DPP source 0 is not a VGPR"));
@@ -576,7 +655,10 @@ fn dpp_prelude(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Option<(u32
             let yes = e.kbool(true);
             let (src, ok) = match d.ctrl {
                 DppCtrl::QuadPerm(p) => {
-                    let packed = p.iter().enumerate().fold(0u32, |a, (i, &x)| a | (x as u32 & 3) << (2 * i));
+                    let packed = p
+                        .iter()
+                        .enumerate()
+                        .fold(0u32, |a, (i, &x)| a | (x as u32 & 3) << (2 * i));
                     let q = e.bink(Bin::And, lane, 3);
                     let sh = e.bink(Bin::Mul, q, 2);
                     let k = e.k32(packed);
@@ -621,7 +703,11 @@ fn dpp_prelude(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Option<(u32
                     (e.bin(Bin::Add, row, s), yes)
                 }
                 DppCtrl::Reserved(c) => {
-                    return Err(refusal(inst, pc, format!("dpp_ctrl {c:#x} is reserved on gfx10")));
+                    return Err(refusal(
+                        inst,
+                        pc,
+                        format!("dpp_ctrl {c:#x} is reserved on gfx10"),
+                    ));
                 }
             };
             // The lane's row and bank must be enabled.
@@ -652,8 +738,14 @@ fn dpp_prelude(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Option<(u32
             (safe, valid, writes)
         }
         None => {
-            let Control::Dpp8(d) = inst.control else { unreachable!("DPP8") };
-            let packed = d.sel.iter().enumerate().fold(0u32, |a, (i, &x)| a | (x as u32 & 7) << (3 * i));
+            let Control::Dpp8(d) = inst.control else {
+                unreachable!("DPP8")
+            };
+            let packed = d
+                .sel
+                .iter()
+                .enumerate()
+                .fold(0u32, |a, (i, &x)| a | (x as u32 & 7) << (3 * i));
             let g = e.bink(Bin::And, lane, 7);
             let sh = e.bink(Bin::Mul, g, 3);
             let k = e.k32(packed);
@@ -682,17 +774,27 @@ fn dpp_prelude(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Option<(u32
 /// Refuses DPP and SDWA for the operations whose translation reads no source through them.
 fn plain_form(inst: &Instruction, pc: usize) -> Result<(), Refusal> {
     match inst.control {
-        Control::Dpp16(_) | Control::Dpp8(_) | Control::Sdwa(_) => {
-            Err(refusal(inst, pc, "DPP and SDWA are not translated for this operation"))
-        }
+        Control::Dpp16(_) | Control::Dpp8(_) | Control::Sdwa(_) => Err(refusal(
+            inst,
+            pc,
+            "DPP and SDWA are not translated for this operation",
+        )),
         _ => Ok(()),
     }
 }
 
 /// The SDWA select of a source (rule sdwa.selects): the byte or word, zero- or sign-extended.
-fn sdwa_select(cx: &mut Cx, inst: &Instruction, pc: usize, role: Role, v: Sv) -> Result<Sv, Refusal> {
+fn sdwa_select(
+    cx: &mut Cx,
+    inst: &Instruction,
+    pc: usize,
+    role: Role,
+    v: Sv,
+) -> Result<Sv, Refusal> {
     use reference_model::isa::SdwaSel;
-    let Control::Sdwa(s) = inst.control else { return Ok(v) };
+    let Control::Sdwa(s) = inst.control else {
+        return Ok(v);
+    };
     let (sel, sx) = match role {
         Role::Src0 => (s.src0_sel, s.sext[0]),
         Role::Src1 => (s.src1_sel, s.sext[1]),
@@ -710,7 +812,14 @@ fn sdwa_select(cx: &mut Cx, inst: &Instruction, pc: usize, role: Role, v: Sv) ->
 }
 
 /// Writes a 32-bit result to VGPR `d` in the lanes `active`, merged as SDWA's dst_sel and dst_unused say.
-fn write32(cx: &mut Cx, inst: &Instruction, pc: usize, d: u32, v: Sv, active: Sv) -> Result<(), Refusal> {
+fn write32(
+    cx: &mut Cx,
+    inst: &Instruction,
+    pc: usize,
+    d: u32,
+    v: Sv,
+    active: Sv,
+) -> Result<(), Refusal> {
     use reference_model::isa::SdwaSel;
     let v = match inst.control {
         Control::Sdwa(s) if inst.encoding != Encoding::Vopc => {
@@ -733,7 +842,11 @@ fn write32(cx: &mut Cx, inst: &Instruction, pc: usize, d: u32, v: Sv, active: Sv
                     1 => {
                         let sign = e.field(v, bits - 1, 1);
                         let neg = e.nz(sign);
-                        let above = if shift + bits >= 32 { 0 } else { (u32::MAX << (shift + bits)) as u64 };
+                        let above = if shift + bits >= 32 {
+                            0
+                        } else {
+                            (u32::MAX << (shift + bits)) as u64
+                        };
                         let a = e.k32(above as u32);
                         let z = e.k32(0);
                         let ext = e.select(neg, a, z);
@@ -804,9 +917,15 @@ fn vector(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
     if let Some((bits, _, cmpx, _)) = valu::int_compare(op) {
         let (a, b) = if bits == 64 {
             let (oa, ob) = (cx.op(inst, Role::Src0, pc)?, cx.op(inst, Role::Src1, pc)?);
-            (cx.vread64(oa, false, inst, pc)?, cx.vread64(ob, false, inst, pc)?)
+            (
+                cx.vread64(oa, false, inst, pc)?,
+                cx.vread64(ob, false, inst, pc)?,
+            )
         } else {
-            (src(cx, Role::Src0, bits == 16)?, src(cx, Role::Src1, bits == 16)?)
+            (
+                src(cx, Role::Src0, bits == 16)?,
+                src(cx, Role::Src1, bits == 16)?,
+            )
         };
         if m.clamp || m.op_sel != 0 {
             return Err(refusal(inst, pc, "modifiers on a compare"));
@@ -819,7 +938,8 @@ fn vector(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
         cx.next_slot();
         if cmpx {
             cx.set_mask_at(sreg::EXEC_LO, mask);
-        } else if let Control::Sdwa(reference_model::isa::Sdwa { sdst: Some(d), .. }) = inst.control {
+        } else if let Control::Sdwa(reference_model::isa::Sdwa { sdst: Some(d), .. }) = inst.control
+        {
             // VOPC SDWA names its scalar destination in the SDWA dword.
             if d as u32 != sreg::NULL {
                 cx.set_mask_at(d as u32, mask);
@@ -833,7 +953,11 @@ fn vector(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
         return Ok(Done::Next);
     }
     if valu::int_compare(op).is_none() && inst.encoding == Encoding::Vopc {
-        return Err(refusal(inst, pc, "float compares are lowered with the float operations (not in this build)"));
+        return Err(refusal(
+            inst,
+            pc,
+            "float compares are lowered with the float operations (not in this build)",
+        ));
     }
 
     match op {
@@ -987,7 +1111,11 @@ fn vector(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
             let l = e.zext(cx.lane);
             let below = e.bin(Bin::Shl, one, l);
             let below = e.bink(Bin::Sub, below, 1);
-            let part = if op == VMbcntLoU32B32 { e.trunc(below) } else { e.hi(below) };
+            let part = if op == VMbcntLoU32B32 {
+                e.trunc(below)
+            } else {
+                e.hi(below)
+            };
             let x = e.bin(Bin::And, a, part);
             let n = e.un(crate::lower::Un::BitCount, x);
             let v = e.bin(Bin::Add, n, b);
@@ -1056,7 +1184,11 @@ fn vector(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
     if try16 {
         let a = src(cx, Role::Src0, true)?;
         let b = src(cx, Role::Src1, true)?;
-        let c = if has(Role::Src2) { src(cx, Role::Src2, true)? } else { zero };
+        let c = if has(Role::Src2) {
+            src(cx, Role::Src2, true)?
+        } else {
+            zero
+        };
         let r = valu::int16(&mut cx.e, op, a, b, c, m.clamp).expect("a 16-bit operation");
         let d = vdst()?;
         if matches!(inst.control, Control::Sdwa(_)) {
@@ -1090,8 +1222,16 @@ fn vector(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
         return Ok(Done::Next);
     }
     let a = src(cx, Role::Src0, false)?;
-    let b = if has(Role::Src1) { src(cx, Role::Src1, false)? } else { zero };
-    let c = if has(Role::Src2) { src(cx, Role::Src2, false)? } else { zero };
+    let b = if has(Role::Src1) {
+        src(cx, Role::Src1, false)?
+    } else {
+        zero
+    };
+    let c = if has(Role::Src2) {
+        src(cx, Role::Src2, false)?
+    } else {
+        zero
+    };
     let clamps = {
         let probe = &mut crate::lower::Eval;
         let z = probe.k32(0);
@@ -1232,7 +1372,11 @@ pub(crate) fn write_bytes(cx: &mut Cx, arr: crate::spv::Array, cond: Sv, off: Sv
     let lo = e.load32(p0);
     let hi = e.load32(p1);
     let old = e.pack(lo, hi);
-    let ones = if len >= 4 { u32::MAX as u64 } else { (1u64 << (8 * len)) - 1 };
+    let ones = if len >= 4 {
+        u32::MAX as u64
+    } else {
+        (1u64 << (8 * len)) - 1
+    };
     let m = e.k64(ones);
     let m = e.bin(Bin::Shl, m, sh64);
     let val = e.zext(v);
@@ -1253,7 +1397,10 @@ pub(crate) fn write_bytes(cx: &mut Cx, arr: crate::spv::Array, cond: Sv, off: Sv
 /// The bytes and extension of a sub-dword or dword load/store: (bytes, signed, dwords).
 fn access_width(op: Op) -> Option<(u32, bool, u32)> {
     let m = op.mnemonic();
-    let tail = m.rsplit_once("_load_").or_else(|| m.rsplit_once("_store_")).map(|(_, t)| t)?;
+    let tail = m
+        .rsplit_once("_load_")
+        .or_else(|| m.rsplit_once("_store_"))
+        .map(|(_, t)| t)?;
     Some(match tail {
         "ubyte" | "byte" => (1, false, 1),
         "sbyte" => (1, true, 1),
@@ -1284,10 +1431,18 @@ fn buffer(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
     }
     let f = mem_fields(inst);
     if f.lds || f.tfe {
-        return Err(refusal(inst, pc, "buffer loads to LDS and TFE are not modelled"));
+        return Err(refusal(
+            inst,
+            pc,
+            "buffer loads to LDS and TFE are not modelled",
+        ));
     }
     let Some((bytes, signed, dwords)) = access_width(op) else {
-        return Err(refusal(inst, pc, "buffer format, d16 and atomic operations are not translated yet"));
+        return Err(refusal(
+            inst,
+            pc,
+            "buffer format, d16 and atomic operations are not translated yet",
+        ));
     };
     let store = writes_memory(op);
     let Some(Operand::Sgpr { first: rs, .. }) = inst.operand(Role::Srsrc) else {
@@ -1322,7 +1477,11 @@ fn buffer(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
             Some(Operand::Vgpr { first, .. }) => Ok(first as u32),
             other => {
                 let _ = cx;
-                Err(refusal(inst, pc, format!("{role:?} is {other:?}, not a VGPR")))
+                Err(refusal(
+                    inst,
+                    pc,
+                    format!("{role:?} is {other:?}, not a VGPR"),
+                ))
             }
         }
     };
@@ -1332,7 +1491,16 @@ fn buffer(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
         let mut vals = Vec::new();
         for i in 0..n {
             let so = soffset(cx)?;
-            let (addr, ok) = buffer_piece(cx, rs as u32, vindex, voffset, f.offset as u32, so, 4 * i, bytes);
+            let (addr, ok) = buffer_piece(
+                cx,
+                rs as u32,
+                vindex,
+                voffset,
+                f.offset as u32,
+                so,
+                4 * i,
+                bytes,
+            );
             let when = cx.e.band(ok, active);
             let v = cx.load_at(addr, bytes, when, pc);
             let z = cx.e.k32(0);
@@ -1363,11 +1531,12 @@ fn buffer(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
     let waves = cx.e.k32(cx.shape().wave);
     let t = cx.e.b.id();
     let mrg = cx.e.b.id();
-    cx.e
-        .b
+    cx.e.b
         .selection_merge(mrg, rspirv::spirv::SelectionControl::NONE)
         .expect("merge");
-    cx.e.b.branch_conditional(leader.id, t, mrg, []).expect("branch");
+    cx.e.b
+        .branch_conditional(leader.id, t, mrg, [])
+        .expect("branch");
     cx.e.block(t);
     lane_loop(cx, waves, |cx, l| {
         let on = cx.fetch(l, 0);
@@ -1383,7 +1552,16 @@ fn buffer(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
         let saved = cx.lane;
         cx.lane = l;
         for (i, d) in items.into_iter().enumerate() {
-            let (addr, ok) = buffer_piece(cx, rs as u32, vi, vo, f.offset as u32, soff, 4 * i as u32, bytes);
+            let (addr, ok) = buffer_piece(
+                cx,
+                rs as u32,
+                vi,
+                vo,
+                f.offset as u32,
+                soff,
+                4 * i as u32,
+                bytes,
+            );
             let go = cx.e.band(ok, on);
             let off = cx.locate(addr, bytes);
             let none = cx.e.k32(u32::MAX);
@@ -1418,15 +1596,16 @@ fn lane_loop(cx: &mut Cx, n: Sv, mut body: impl FnMut(&mut Cx, Sv)) {
     let merge = cx.e.b.id();
     cx.e.b.branch(header).expect("branch");
     cx.e.block(header);
-    cx.e
-        .b
+    cx.e.b
         .loop_merge(merge, cont, rspirv::spirv::LoopControl::NONE, [])
         .expect("loop");
     cx.e.b.branch(check).expect("branch");
     cx.e.block(check);
     let iv = cx.e.load32(i);
     let more = cx.e.cmp(Cmp::ULt, iv, n);
-    cx.e.b.branch_conditional(more.id, body_l, merge, []).expect("branch");
+    cx.e.b
+        .branch_conditional(more.id, body_l, merge, [])
+        .expect("branch");
     cx.e.block(body_l);
     body(cx, iv);
     cx.e.b.branch(cont).expect("branch");
@@ -1531,13 +1710,21 @@ fn buffer_piece(
 fn global(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
     let f = mem_fields(inst);
     if f.seg != 2 {
-        return Err(refusal(inst, pc, "flat and scratch accesses are not translated yet"));
+        return Err(refusal(
+            inst,
+            pc,
+            "flat and scratch accesses are not translated yet",
+        ));
     }
     if f.lds {
         return Err(refusal(inst, pc, "global loads to LDS are not modelled"));
     }
     let Some((bytes, signed, dwords)) = access_width(inst.op) else {
-        return Err(refusal(inst, pc, "global d16 and atomic operations are not translated yet"));
+        return Err(refusal(
+            inst,
+            pc,
+            "global d16 and atomic operations are not translated yet",
+        ));
     };
     // Address: a 64-bit VGPR pair, or SADDR (an SGPR pair) plus a 32-bit VGPR offset.
     let base = match inst.operand(Role::Sbase) {
@@ -1559,7 +1746,13 @@ fn global(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
             let hi = cx.vget(first as u32 + 1);
             cx.e.pack(lo, hi)
         }
-        Some(other) => return Err(refusal(inst, pc, format!("saddr {other:?} is not translated"))),
+        Some(other) => {
+            return Err(refusal(
+                inst,
+                pc,
+                format!("saddr {other:?} is not translated"),
+            ))
+        }
     };
     let offset = cx.e.k64(f.offset as i64 as u64);
     let addr = cx.e.bin(Bin::Add, base, offset);
@@ -1602,11 +1795,12 @@ fn global(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
     let waves = cx.e.k32(cx.shape().wave);
     let t = cx.e.b.id();
     let mrg = cx.e.b.id();
-    cx.e
-        .b
+    cx.e.b
         .selection_merge(mrg, rspirv::spirv::SelectionControl::NONE)
         .expect("merge");
-    cx.e.b.branch_conditional(leader.id, t, mrg, []).expect("branch");
+    cx.e.b
+        .branch_conditional(leader.id, t, mrg, [])
+        .expect("branch");
     cx.e.block(t);
     lane_loop(cx, waves, |cx, l| {
         let on = cx.fetch(l, 0);
@@ -1639,12 +1833,19 @@ fn global(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
 
 fn smem(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
     let m = inst.op.mnemonic();
-    if matches!(inst.op, Op::SDcacheInv | Op::SDcacheWb | Op::SGl1Inv | Op::SDcacheDiscard | Op::SDcacheDiscardX2) {
+    if matches!(
+        inst.op,
+        Op::SDcacheInv | Op::SDcacheWb | Op::SGl1Inv | Op::SDcacheDiscard | Op::SDcacheDiscardX2
+    ) {
         return Ok(Done::Next);
     }
     let buffer = m.starts_with("s_buffer_load");
     if !(m.starts_with("s_load") || buffer) {
-        return Err(refusal(inst, pc, "scalar stores, atomics and probes are not translated yet"));
+        return Err(refusal(
+            inst,
+            pc,
+            "scalar stores, atomics and probes are not translated yet",
+        ));
     }
     let dwords = match m.rsplit('_').next() {
         Some("dword") => 1,
@@ -1667,7 +1868,13 @@ fn smem(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
         Some(Operand::Sgpr { first, .. }) => first as u32,
         Some(Operand::VccLo { .. }) => sreg::VCC_LO,
         Some(Operand::Ttmp { first, .. }) => sreg::TTMP0 + first as u32,
-        other => return Err(refusal(inst, pc, format!("scalar load destination {other:?}"))),
+        other => {
+            return Err(refusal(
+                inst,
+                pc,
+                format!("scalar load destination {other:?}"),
+            ))
+        }
     };
     let all = cx.e.kbool(true);
     let mut vals = Vec::new();

@@ -41,13 +41,22 @@ fn every_emitted_module_validates() {
                 };
                 match prepare(j, options) {
                     Err(e) => {
-                        assert!(e.to_string().starts_with("unsupported: "), "{}: {e}", j.describe());
+                        assert!(
+                            e.to_string().starts_with("unsupported: "),
+                            "{}: {e}",
+                            j.describe()
+                        );
                         refused += 1;
                     }
                     Ok(p) => {
                         compiled += 1;
                         let path = dir.path().join(format!("{compiled}.spv"));
-                        let bytes: Vec<u8> = p.module.spirv.iter().flat_map(|w| w.to_le_bytes()).collect();
+                        let bytes: Vec<u8> = p
+                            .module
+                            .spirv
+                            .iter()
+                            .flat_map(|w| w.to_le_bytes())
+                            .collect();
                         std::fs::write(&path, bytes).expect("write module");
                         let out = Command::new(val)
                             .args(["--target-env", "vulkan1.1"])

@@ -18,8 +18,20 @@ impl Rng {
     }
     fn value(&mut self) -> u32 {
         const EDGE: [u32; 14] = [
-            0, 1, 2, 31, 32, 33, 0x7fff_ffff, 0x8000_0000, 0xffff_ffff, 0xffff, 0x8000, 0x00ff_ffff,
-            0x0080_0000, 0x003f_0010,
+            0,
+            1,
+            2,
+            31,
+            32,
+            33,
+            0x7fff_ffff,
+            0x8000_0000,
+            0xffff_ffff,
+            0xffff,
+            0x8000,
+            0x00ff_ffff,
+            0x0080_0000,
+            0x003f_0010,
         ];
         if self.next() % 3 == 0 {
             EDGE[self.next() as usize % EDGE.len()]
@@ -49,7 +61,12 @@ fn scalar_semantics_match_the_model() {
     let mut checked = 0;
     for target in TARGETS {
         // SOP2 s20, s22, s24 / SOP1 s20, s22 / SOPC s22, s24 / SOPK s20, imm.
-        for (enc, count) in [("sop2", 0x60u32), ("sop1", 0x80), ("sopc", 0x80), ("sopk", 0x20)] {
+        for (enc, count) in [
+            ("sop2", 0x60u32),
+            ("sop1", 0x80),
+            ("sopc", 0x80),
+            ("sopk", 0x20),
+        ] {
             for opcode in 0..count {
                 let w0 = match enc {
                     "sop2" => 0x8000_0000 | opcode << 23 | 20 << 16 | 24 << 8 | 22,
@@ -59,8 +76,14 @@ fn scalar_semantics_match_the_model() {
                 };
                 for round in 0..200 {
                     let simm = rng.next() as u16;
-                    let words = if enc == "sopk" { [w0 | simm as u32, 0] } else { [w0, 0] };
-                    let Ok(inst) = isa::decode(target, &words, 0) else { break };
+                    let words = if enc == "sopk" {
+                        [w0 | simm as u32, 0]
+                    } else {
+                        [w0, 0]
+                    };
+                    let Ok(inst) = isa::decode(target, &words, 0) else {
+                        break;
+                    };
                     let op = inst.op;
                     let f = op.facts();
                     let s: [u32; 8] = std::array::from_fn(|_| rng.value());
@@ -153,7 +176,9 @@ fn vector_integer_semantics_match_the_model() {
             for clamp in [false, true] {
                 let w0 = 0xd400_0000 | opcode << 16 | 10 | (clamp as u32) << 15;
                 let words = [w0, 260 | 261 << 9 | 262 << 18];
-                let Ok(inst) = isa::decode(target, &words, 0) else { continue };
+                let Ok(inst) = isa::decode(target, &words, 0) else {
+                    continue;
+                };
                 let op = inst.op;
                 let f = op.facts();
                 if f.dst_dwords != 1 || f.src_dwords.iter().any(|&d| d > 1) {
@@ -162,22 +187,31 @@ fn vector_integer_semantics_match_the_model() {
                 // Only operations whose three sources exist or are zero in the encoding.
                 let n = f.sources as usize;
                 let words = [w0, [260, 261 << 9, 262 << 18][..n].iter().sum::<u32>()];
-                let Ok(inst) = isa::decode(target, &words, 0) else { continue };
+                let Ok(inst) = isa::decode(target, &words, 0) else {
+                    continue;
+                };
                 if inst.op != op || !inst.canonical {
                     continue;
                 }
                 for _ in 0..8 {
-                    let v: Vec<[u32; 3]> = (0..32).map(|_| std::array::from_fn(|_| rng.value())).collect();
+                    let v: Vec<[u32; 3]> = (0..32)
+                        .map(|_| std::array::from_fn(|_| rng.value()))
+                        .collect();
                     let mut e = Eval;
                     let mut got = Vec::with_capacity(32);
                     let mut covered = true;
                     for x in &v {
-                        let (a, b, c) = (e.k32(x[0]), e.k32(x[1]), e.k32(if n > 2 { x[2] } else { 0 }));
+                        let (a, b, c) = (
+                            e.k32(x[0]),
+                            e.k32(x[1]),
+                            e.k32(if n > 2 { x[2] } else { 0 }),
+                        );
                         let r = valu::int32(&mut e, op, a, b, c, clamp)
                             .or_else(|| valu::mad32_16(&mut e, op, a, b, c, clamp))
                             .map(|r| r.u() as u32)
                             .or_else(|| {
-                                valu::int16(&mut e, op, a, b, c, clamp).map(|r| (0x5555_0000) | r.u() as u32)
+                                valu::int16(&mut e, op, a, b, c, clamp)
+                                    .map(|r| (0x5555_0000) | r.u() as u32)
                             });
                         match r {
                             Some(r) => got.push(r),
@@ -194,7 +228,12 @@ fn vector_integer_semantics_match_the_model() {
                         // The model refuses this form (e.g. clamp on an operation without one): nothing to compare.
                         break;
                     };
-                    assert_eq!(got, want, "{target:?} {} clamp {clamp} inputs {v:08x?}", op.mnemonic());
+                    assert_eq!(
+                        got,
+                        want,
+                        "{target:?} {} clamp {clamp} inputs {v:08x?}",
+                        op.mnemonic()
+                    );
                     checked += 1;
                 }
             }
@@ -207,8 +246,6 @@ fn vector_integer_semantics_match_the_model() {
 fn the_semantics_cover_the_scalar_and_integer_alu() {
     // Every opcode the model runs in these families and the semantics do not cover must be one the compiler
     // handles itself (state, EXEC, program control, relative addressing): listed here so the list stays short.
-    let compiler_owned: &[Op] = &[
-        Op::SMovB32,
-    ];
+    let compiler_owned: &[Op] = &[Op::SMovB32];
     assert!(!compiler_owned.is_empty());
 }

@@ -287,7 +287,6 @@ pub fn rfc3339(secs: u64) -> String {
     )
 }
 
-
 impl Summary {
     /// Did any backend mismatch a cell that is not a known difference?
     pub fn has_unexplained_mismatch(&self) -> bool {

@@ -51,38 +51,54 @@ pub enum Rmw {
 pub fn rmw_of(op: Op) -> Option<Rmw> {
     use Op::*;
     Some(match op {
-        DsAddU32 | DsAddRtnU32 | DsAddSrc2U32 | BufferAtomicAdd | GlobalAtomicAdd | FlatAtomicAdd | DsAddU64
-        | DsAddRtnU64 | DsAddSrc2U64 | BufferAtomicAddX2 | GlobalAtomicAddX2 | FlatAtomicAddX2 => Rmw::Add,
-        DsSubU32 | DsSubRtnU32 | DsSubSrc2U32 | BufferAtomicSub | GlobalAtomicSub | FlatAtomicSub | DsSubU64
-        | DsSubRtnU64 | DsSubSrc2U64 | BufferAtomicSubX2 | GlobalAtomicSubX2 | FlatAtomicSubX2 => Rmw::Sub,
-        DsRsubU32 | DsRsubRtnU32 | DsRsubSrc2U32 | DsRsubU64 | DsRsubRtnU64 | DsRsubSrc2U64 => Rmw::Rsub,
+        DsAddU32 | DsAddRtnU32 | DsAddSrc2U32 | BufferAtomicAdd | GlobalAtomicAdd
+        | FlatAtomicAdd | DsAddU64 | DsAddRtnU64 | DsAddSrc2U64 | BufferAtomicAddX2
+        | GlobalAtomicAddX2 | FlatAtomicAddX2 => Rmw::Add,
+        DsSubU32 | DsSubRtnU32 | DsSubSrc2U32 | BufferAtomicSub | GlobalAtomicSub
+        | FlatAtomicSub | DsSubU64 | DsSubRtnU64 | DsSubSrc2U64 | BufferAtomicSubX2
+        | GlobalAtomicSubX2 | FlatAtomicSubX2 => Rmw::Sub,
+        DsRsubU32 | DsRsubRtnU32 | DsRsubSrc2U32 | DsRsubU64 | DsRsubRtnU64 | DsRsubSrc2U64 => {
+            Rmw::Rsub
+        }
         BufferAtomicCsub | GlobalAtomicCsub => Rmw::Csub,
-        DsIncU32 | DsIncRtnU32 | DsIncSrc2U32 | BufferAtomicInc | GlobalAtomicInc | FlatAtomicInc | DsIncU64
-        | DsIncRtnU64 | DsIncSrc2U64 | BufferAtomicIncX2 | GlobalAtomicIncX2 | FlatAtomicIncX2 => Rmw::Inc,
-        DsDecU32 | DsDecRtnU32 | DsDecSrc2U32 | BufferAtomicDec | GlobalAtomicDec | FlatAtomicDec | DsDecU64
-        | DsDecRtnU64 | DsDecSrc2U64 | BufferAtomicDecX2 | GlobalAtomicDecX2 | FlatAtomicDecX2 => Rmw::Dec,
-        DsMinI32 | DsMinRtnI32 | DsMinSrc2I32 | BufferAtomicSmin | GlobalAtomicSmin | FlatAtomicSmin | DsMinI64
-        | DsMinRtnI64 | DsMinSrc2I64 | BufferAtomicSminX2 | GlobalAtomicSminX2 | FlatAtomicSminX2 => Rmw::SMin,
-        DsMaxI32 | DsMaxRtnI32 | DsMaxSrc2I32 | BufferAtomicSmax | GlobalAtomicSmax | FlatAtomicSmax | DsMaxI64
-        | DsMaxRtnI64 | DsMaxSrc2I64 | BufferAtomicSmaxX2 | GlobalAtomicSmaxX2 | FlatAtomicSmaxX2 => Rmw::SMax,
-        DsMinU32 | DsMinRtnU32 | DsMinSrc2U32 | BufferAtomicUmin | GlobalAtomicUmin | FlatAtomicUmin | DsMinU64
-        | DsMinRtnU64 | DsMinSrc2U64 | BufferAtomicUminX2 | GlobalAtomicUminX2 | FlatAtomicUminX2 => Rmw::UMin,
-        DsMaxU32 | DsMaxRtnU32 | DsMaxSrc2U32 | BufferAtomicUmax | GlobalAtomicUmax | FlatAtomicUmax | DsMaxU64
-        | DsMaxRtnU64 | DsMaxSrc2U64 | BufferAtomicUmaxX2 | GlobalAtomicUmaxX2 | FlatAtomicUmaxX2 => Rmw::UMax,
-        DsAndB32 | DsAndRtnB32 | DsAndSrc2B32 | BufferAtomicAnd | GlobalAtomicAnd | FlatAtomicAnd | DsAndB64
-        | DsAndRtnB64 | DsAndSrc2B64 | BufferAtomicAndX2 | GlobalAtomicAndX2 | FlatAtomicAndX2 => Rmw::And,
-        DsOrB32 | DsOrRtnB32 | DsOrSrc2B32 | BufferAtomicOr | GlobalAtomicOr | FlatAtomicOr | DsOrB64
-        | DsOrRtnB64 | DsOrSrc2B64 | BufferAtomicOrX2 | GlobalAtomicOrX2 | FlatAtomicOrX2 => Rmw::Or,
-        DsXorB32 | DsXorRtnB32 | DsXorSrc2B32 | BufferAtomicXor | GlobalAtomicXor | FlatAtomicXor | DsXorB64
-        | DsXorRtnB64 | DsXorSrc2B64 | BufferAtomicXorX2 | GlobalAtomicXorX2 | FlatAtomicXorX2 => Rmw::Xor,
+        DsIncU32 | DsIncRtnU32 | DsIncSrc2U32 | BufferAtomicInc | GlobalAtomicInc
+        | FlatAtomicInc | DsIncU64 | DsIncRtnU64 | DsIncSrc2U64 | BufferAtomicIncX2
+        | GlobalAtomicIncX2 | FlatAtomicIncX2 => Rmw::Inc,
+        DsDecU32 | DsDecRtnU32 | DsDecSrc2U32 | BufferAtomicDec | GlobalAtomicDec
+        | FlatAtomicDec | DsDecU64 | DsDecRtnU64 | DsDecSrc2U64 | BufferAtomicDecX2
+        | GlobalAtomicDecX2 | FlatAtomicDecX2 => Rmw::Dec,
+        DsMinI32 | DsMinRtnI32 | DsMinSrc2I32 | BufferAtomicSmin | GlobalAtomicSmin
+        | FlatAtomicSmin | DsMinI64 | DsMinRtnI64 | DsMinSrc2I64 | BufferAtomicSminX2
+        | GlobalAtomicSminX2 | FlatAtomicSminX2 => Rmw::SMin,
+        DsMaxI32 | DsMaxRtnI32 | DsMaxSrc2I32 | BufferAtomicSmax | GlobalAtomicSmax
+        | FlatAtomicSmax | DsMaxI64 | DsMaxRtnI64 | DsMaxSrc2I64 | BufferAtomicSmaxX2
+        | GlobalAtomicSmaxX2 | FlatAtomicSmaxX2 => Rmw::SMax,
+        DsMinU32 | DsMinRtnU32 | DsMinSrc2U32 | BufferAtomicUmin | GlobalAtomicUmin
+        | FlatAtomicUmin | DsMinU64 | DsMinRtnU64 | DsMinSrc2U64 | BufferAtomicUminX2
+        | GlobalAtomicUminX2 | FlatAtomicUminX2 => Rmw::UMin,
+        DsMaxU32 | DsMaxRtnU32 | DsMaxSrc2U32 | BufferAtomicUmax | GlobalAtomicUmax
+        | FlatAtomicUmax | DsMaxU64 | DsMaxRtnU64 | DsMaxSrc2U64 | BufferAtomicUmaxX2
+        | GlobalAtomicUmaxX2 | FlatAtomicUmaxX2 => Rmw::UMax,
+        DsAndB32 | DsAndRtnB32 | DsAndSrc2B32 | BufferAtomicAnd | GlobalAtomicAnd
+        | FlatAtomicAnd | DsAndB64 | DsAndRtnB64 | DsAndSrc2B64 | BufferAtomicAndX2
+        | GlobalAtomicAndX2 | FlatAtomicAndX2 => Rmw::And,
+        DsOrB32 | DsOrRtnB32 | DsOrSrc2B32 | BufferAtomicOr | GlobalAtomicOr | FlatAtomicOr
+        | DsOrB64 | DsOrRtnB64 | DsOrSrc2B64 | BufferAtomicOrX2 | GlobalAtomicOrX2
+        | FlatAtomicOrX2 => Rmw::Or,
+        DsXorB32 | DsXorRtnB32 | DsXorSrc2B32 | BufferAtomicXor | GlobalAtomicXor
+        | FlatAtomicXor | DsXorB64 | DsXorRtnB64 | DsXorSrc2B64 | BufferAtomicXorX2
+        | GlobalAtomicXorX2 | FlatAtomicXorX2 => Rmw::Xor,
         DsMskorB32 | DsMskorRtnB32 | DsMskorB64 | DsMskorRtnB64 => Rmw::Mskor,
         DsWrxchgRtnB32 | DsWriteSrc2B32 | BufferAtomicSwap | GlobalAtomicSwap | FlatAtomicSwap
-        | DsWrxchgRtnB64 | DsWriteSrc2B64 | BufferAtomicSwapX2 | GlobalAtomicSwapX2 | FlatAtomicSwapX2 => {
-            Rmw::Swap
-        }
+        | DsWrxchgRtnB64 | DsWriteSrc2B64 | BufferAtomicSwapX2 | GlobalAtomicSwapX2
+        | FlatAtomicSwapX2 => Rmw::Swap,
         DsCmpstB32 | DsCmpstRtnB32 | DsCmpstB64 | DsCmpstRtnB64 => Rmw::CmpSt,
-        BufferAtomicCmpswap | GlobalAtomicCmpswap | FlatAtomicCmpswap | BufferAtomicCmpswapX2
-        | GlobalAtomicCmpswapX2 | FlatAtomicCmpswapX2 => Rmw::CmpSwap,
+        BufferAtomicCmpswap
+        | GlobalAtomicCmpswap
+        | FlatAtomicCmpswap
+        | BufferAtomicCmpswapX2
+        | GlobalAtomicCmpswapX2
+        | FlatAtomicCmpswapX2 => Rmw::CmpSwap,
         DsWrapRtnB32 => Rmw::Wrap,
         _ => return None,
     })

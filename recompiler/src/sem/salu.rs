@@ -373,13 +373,7 @@ pub fn sopc<L: Lower>(l: &mut L, op: Op, a: L::V, b: L::V) -> Option<L::V> {
 }
 
 /// A SOPK operation with the sign- or zero-extended immediate `k` (32-bit) and the destination's old value.
-pub fn sopk<L: Lower>(
-    l: &mut L,
-    op: Op,
-    simm16: u16,
-    old: L::V,
-    scc: L::V,
-) -> Option<SOut<L::V>> {
+pub fn sopk<L: Lower>(l: &mut L, op: Op, simm16: u16, old: L::V, scc: L::V) -> Option<SOut<L::V>> {
     use Op::*;
     let ks = l.k32(simm16 as i16 as i32 as u32);
     let ku = l.k32(simm16 as u32);

@@ -471,7 +471,14 @@ pub fn int16<L: Lower>(l: &mut L, op: Op, a: L::V, b: L::V, c: L::V, clamp: bool
 }
 
 /// v_mad_u32_u16 / v_mad_i32_i16: 16-bit `a`, `b` (low halves), 32-bit `c`.
-pub fn mad32_16<L: Lower>(l: &mut L, op: Op, a: L::V, b: L::V, c: L::V, clamp: bool) -> Option<L::V> {
+pub fn mad32_16<L: Lower>(
+    l: &mut L,
+    op: Op,
+    a: L::V,
+    b: L::V,
+    c: L::V,
+    clamp: bool,
+) -> Option<L::V> {
     match op {
         Op::VMadU32U16 => {
             let x = l.bink(Bin::And, a, 0xffff);

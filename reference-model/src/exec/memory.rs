@@ -1,6 +1,8 @@
 //! Guest memory: explicit regions at guest addresses. An access that is not wholly inside one region is a
 //! [`MemFault`], never a host panic or a read of host memory.
 
+use measurements::job::{out_of_memory, BackendError};
+
 /// A faulting access.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct MemFault {
@@ -59,6 +61,21 @@ impl GuestMemory {
             bytes,
         });
         base
+    }
+
+    /// Maps the little-endian bytes of `dwords` like [`GuestMemory::map`]; the copy is allocated with
+    /// `try_reserve`, so a host that cannot give the memory gets [`BackendError::OutOfMemory`] instead of an abort.
+    pub fn try_map(&mut self, name: &str, align: u64, dwords: &[u32]) -> Result<u64, BackendError> {
+        let len = dwords.len().saturating_mul(4);
+        let mut bytes = Vec::new();
+        bytes
+            .try_reserve_exact(len)
+            .map_err(|_| out_of_memory(&format!("mapping array `{name}`"), len as u64))?;
+        bytes.extend(dwords.iter().flat_map(|d| d.to_le_bytes()));
+        self.regions
+            .try_reserve(1)
+            .map_err(|_| out_of_memory("the region list", 0))?;
+        Ok(self.map(name, align, bytes))
     }
 
     /// The region named `name`.
@@ -146,6 +163,15 @@ mod tests {
         assert!(m.read_u32(0).is_err());
         assert!(m.write_u32(u64::MAX - 1, 0).is_err());
         assert!(m.read_u32(b - 4).is_err(), "the guard gap is unmapped");
+    }
+
+    #[test]
+    fn try_map_copies_dwords_little_endian() {
+        let mut m = GuestMemory::new();
+        let a = m.try_map("a", 256, &[0x1122_3344, 5]).unwrap();
+        assert_eq!((m.read_u32(a), m.read_u32(a + 4)), (Ok(0x1122_3344), Ok(5)));
+        assert_eq!(m.read(a, &mut [0; 1]).map(|_| ()), Ok(()));
+        assert!(m.read_u32(a + 8).is_err());
     }
 
     #[test]

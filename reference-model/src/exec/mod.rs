@@ -251,10 +251,10 @@ pub fn run_job(job: &Job, limits: Limits) -> Result<JobOutput, BackendError> {
         });
     }
     let mut mem = GuestMemory::new();
-    let images = job.memory_image();
+    let images = job.memory_image()?;
     let mut addresses = Vec::with_capacity(images.len());
     for a in &images {
-        addresses.push(mem.map(&a.name, a.align as u64, dwords_to_bytes(&a.dwords)));
+        addresses.push(mem.try_map(&a.name, a.align as u64, &a.dwords)?);
     }
     let user = job
         .user_data(&addresses)
