@@ -4,7 +4,7 @@
 use crate::lower::{Bin, Cmp, Lower, Ty};
 use crate::program::{flow, Flow, Need, Program};
 use crate::spv::{Array, Emit, Sv};
-use crate::{layout, Refusal, Shape};
+use crate::{layout, Refusal, Region, Shape};
 use reference_model::isa::{Instruction, Op, Operand, Role};
 use rspirv::dr::Operand as SpvOp;
 use rspirv::spirv::{self, Word};
@@ -22,6 +22,7 @@ pub(crate) mod sreg {
 /// Words per lane in the exchange area: enough for a 64-bit address, four data dwords (cmpswap_x2, x4
 /// stores) and results.
 pub(crate) const XW: u32 = 8;
+const _: () = assert!(XW >= 2 * crate::units::STORE_PIECES);
 /// Scheduler words in workgroup memory: [0] current wave, [1] abort flag, then one state per wave.
 const SCHED_HEAD: u32 = 2;
 /// Exchange slots, used in turn.
@@ -42,6 +43,10 @@ const DONE: u32 = 2;
 pub(crate) struct Cx<'p> {
     pub e: Emit,
     pub prog: &'p Program,
+    /// The launch's memory regions.
+    pub regions: &'p [Region],
+    /// The memory units' request variables and segment ids.
+    pub units: crate::units::Units,
     pub shape: Shape,
     pub v: Word,
     pub s: Word,
@@ -395,14 +400,14 @@ impl<'p> Cx<'p> {
     // Segments.
 
     /// A fresh segment id.
-    pub fn new_seg(&mut self) -> u32 {
+    pub(crate) fn new_seg(&mut self) -> u32 {
         let id = self.next_id;
         self.next_id += 1;
         id
     }
 
     /// Starts the case of segment `id`.
-    fn begin_case(&mut self, id: u32) {
+    pub(crate) fn begin_case(&mut self, id: u32) {
         let label = self.e.b.id();
         self.cases.push((id, label));
         self.e.block(label);
@@ -410,7 +415,7 @@ impl<'p> Cx<'p> {
 
     /// Ends the current case: the wave continues at `next`; `yield_` hands the workgroup back to the
     /// dispatcher (a barrier follows) before it does.
-    fn end_case(&mut self, next: Sv, yield_: bool) {
+    pub(crate) fn end_case(&mut self, next: Sv, yield_: bool) {
         self.put(self.seg, next);
         if yield_ {
             let one = self.e.k32(1);
@@ -520,6 +525,10 @@ impl<'p> Cx<'p> {
     /// segment reads the slot of the exchange that ended it while it may publish into the next one, and the
     /// wave's lane masks of the slot after that are cleared meanwhile. Waves share the slots' words: a wave
     /// stays current from an exchange's publication to its reads.
+    pub(crate) fn slot_word(&mut self, ahead: u32) -> Sv {
+        self.slot_base(ahead)
+    }
+
     fn slot_base(&mut self, ahead: u32) -> Sv {
         let x = self.get(self.xc);
         let x = self.e.bink(Bin::Add, x, ahead as u64);
@@ -649,7 +658,11 @@ pub(crate) enum Done {
 }
 
 /// Compiles `prog` for `shape`.
-pub(crate) fn compile(prog: &Program, shape: Shape) -> Result<(Vec<u32>, bool), Refusal> {
+pub(crate) fn compile(
+    prog: &Program,
+    shape: Shape,
+    regions: &[Region],
+) -> Result<(Vec<u32>, bool), Refusal> {
     let mut e = Emit::new();
     let void = e.t_void();
     let fn_ty = e.b.type_function(void, []);
@@ -723,9 +736,14 @@ pub(crate) fn compile(prog: &Program, shape: Shape) -> Result<(Vec<u32>, bool), 
     let z0 = e.k32(0);
     e.store(cut, z0);
     e.loop_cut = Some(cut);
+    // The store unit's id follows the block leaders' (and the blocks outside the kernel).
+    let store_unit = (prog.leaders.len() + prog.outside.len()) as u32;
+    let units = crate::units::Units::new(&mut e, store_unit);
     let mut cx = Cx {
         e,
         prog,
+        regions,
+        units,
         shape,
         v,
         s,
@@ -751,10 +769,12 @@ pub(crate) fn compile(prog: &Program, shape: Shape) -> Result<(Vec<u32>, bool), 
         next_id: 0,
         leader_ids: Vec::new(),
     };
-    for &l in &prog.leaders {
+    for &l in prog.leaders.iter().chain(&prog.outside) {
         let id = cx.new_seg();
         cx.leader_ids.push((l, id));
     }
+    let unit = cx.new_seg();
+    debug_assert_eq!(unit, store_unit);
 
     // for gw in 0..groups: one guest workgroup after another (the model's order: x fastest, then y, z).
     let total = shape.groups[0] * shape.groups[1] * shape.groups[2];
@@ -770,7 +790,7 @@ pub(crate) fn compile(prog: &Program, shape: Shape) -> Result<(Vec<u32>, bool), 
     cx.e.b.branch(l0_header).expect("branch");
     cx.e.block(l0_header);
     cx.e.b
-        .loop_merge(l0_merge, l0_cont, spirv::LoopControl::NONE, [])
+        .loop_merge(l0_merge, l0_cont, spirv::LoopControl::DONT_UNROLL, [])
         .expect("loop");
     cx.e.b.branch(l0_check).expect("branch");
     cx.e.block(l0_check);
@@ -811,7 +831,7 @@ pub(crate) fn compile(prog: &Program, shape: Shape) -> Result<(Vec<u32>, bool), 
     let was_cut = cx.e.nz(c);
     let z = cx.e.k32(0);
     let why = cx.e.k32(layout::HOST_LOOP);
-    cx.report_if(was_cut, layout::UNSUPPORTED, z, z, why);
+    cx.report_if(was_cut, layout::UNSUPPORTED, z, c, why);
     cx.flush_report();
     cx.e.b.ret().expect("ret");
     cx.e.b.end_function().expect("end");
@@ -985,7 +1005,7 @@ fn dispatch(cx: &mut Cx) -> Result<(), Refusal> {
     cx.e.b.branch(l1_header).expect("branch");
     cx.e.block(l1_header);
     cx.e.b
-        .loop_merge(l1_merge, l1_cont, spirv::LoopControl::NONE, [])
+        .loop_merge(l1_merge, l1_cont, spirv::LoopControl::DONT_UNROLL, [])
         .expect("loop");
     cx.e.b.branch(l1_body).expect("branch");
     cx.e.block(l1_body);
@@ -1049,7 +1069,7 @@ fn run_wave(cx: &mut Cx) -> Result<(), Refusal> {
     cx.e.b.branch(l2_header).expect("branch");
     cx.e.block(l2_header);
     cx.e.b
-        .loop_merge(l2_merge, l2_cont, spirv::LoopControl::NONE, [])
+        .loop_merge(l2_merge, l2_cont, spirv::LoopControl::DONT_UNROLL, [])
         .expect("loop");
     cx.e.b.branch(l2_body).expect("branch");
     cx.e.block(l2_body);
@@ -1063,7 +1083,26 @@ fn run_wave(cx: &mut Cx) -> Result<(), Refusal> {
     let leaders: Vec<(usize, u32)> = cx.leader_ids.clone();
     for (leader, id) in leaders {
         cx.begin_case(id);
+        if cx.prog.outside.contains(&leader) {
+            // Control left the kernel: the model faults fetching there.
+            let yes = cx.e.kbool(true);
+            let pc = cx.e.k32(leader as u32);
+            let a = (leader as u64).wrapping_mul(4);
+            let lo = cx.e.k32(a as u32);
+            let hi = cx.e.k32((a >> 32) as u32);
+            cx.report_if(yes, layout::PC_FAULT, pc, lo, hi);
+            cx.e.b.branch(cx.sw_merge).expect("branch");
+            continue;
+        }
         emit_block(cx, leader)?;
+    }
+    // The store unit, where the program has memory instructions.
+    if cx.prog.uses(reference_model::isa::Encoding::Mubuf)
+        || cx.prog.uses(reference_model::isa::Encoding::Mtbuf)
+        || cx.prog.uses(reference_model::isa::Encoding::Flat)
+        || cx.prog.uses(reference_model::isa::Encoding::Smem)
+    {
+        crate::units::emit_store_unit(cx);
     }
     // Default: a segment id that is no case (a jump to a pc that was not translated) ends the job.
     let default = cx.e.b.id();

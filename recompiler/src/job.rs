@@ -6,7 +6,7 @@
 //! address are the same on both backends. Their bytes are packed, dword-aligned, into one guest-memory
 //! buffer; the launch-info buffer maps each region's guest range to its offset there.
 
-use crate::{compile, layout, Module, Refusal, Shape};
+use crate::{compile, layout, Module, Refusal, Region, Shape};
 use measurements::job::{BackendError, Job, JobOutput};
 use measurements::kernel::Abi;
 use reference_model::exec::memory::{dwords_to_bytes, GuestMemory};
@@ -22,7 +22,7 @@ pub struct Prepared {
     pub module: Module,
     /// Binding [`layout::BIND_MEM`]: every region's bytes at its offset.
     pub memory: Vec<u8>,
-    /// Binding [`layout::BIND_INFO`]: user SGPRs and the region table, as words.
+    /// Binding [`layout::BIND_INFO`]: the user SGPRs, as words.
     pub info: Vec<u32>,
     /// Bytes of binding [`layout::BIND_LDS`] (at least 4: a binding cannot be empty).
     pub lds_bytes: u32,
@@ -102,31 +102,34 @@ pub fn prepare(job: &Job, options: Options) -> Result<Prepared, BackendError> {
         lds_bytes: k.lds_bytes,
         budget: options.budget,
         mode: mode.to_hwreg(),
-        regions: regions.len() as u32,
         shared_bytes: options.shared_bytes,
     };
-    let module = compile(target, &k.words(), shape).map_err(unsupported)?;
-
     let mut memory = Vec::new();
-    let mut info = vec![0u32; layout::INFO_REGIONS as usize + 1];
+    let mut info = vec![0u32; 16];
     for (i, &u) in user_sgprs.iter().enumerate() {
         info[layout::INFO_USER as usize + i] = u;
     }
-    info[layout::INFO_REGIONS as usize] = regions.len() as u32;
     let mut arrays = Vec::new();
+    let mut table = Vec::new();
     for (name, base, bytes) in &regions {
         let off = memory.len();
-        let len = u32::try_from(bytes.len()).map_err(|_| {
+        let too_big = || {
             BackendError::InvalidJob(format!(
-                "array `{name}` is {} bytes; the recompiler addresses at most 4 GiB",
-                bytes.len()
+                "array `{name}` ends past 4 GiB of guest-memory buffer; the recompiler addresses at most that"
             ))
-        })?;
-        info.extend([*base as u32, (*base >> 32) as u32, len, off as u32]);
+        };
+        let len = u32::try_from(bytes.len()).map_err(|_| too_big())?;
+        let offset = u32::try_from(off).map_err(|_| too_big())?;
+        table.push(Region {
+            base: *base,
+            bytes: len,
+            offset,
+        });
         memory.extend_from_slice(bytes);
         memory.resize(memory.len().next_multiple_of(4), 0);
         arrays.push((name.clone(), off, bytes.len()));
     }
+    let module = compile(target, &k.words(), shape, &table).map_err(unsupported)?;
     if memory.len() + TAIL_PAD > u32::MAX as usize {
         return Err(BackendError::InvalidJob(format!(
             "the job's arrays take {} bytes; the recompiler addresses at most 4 GiB",
@@ -196,6 +199,13 @@ impl Prepared {
                 return Err(BackendError::Unsupported {
                     instruction: format!("segment {}", word(1)),
                     reason: "control reached a word no translated block starts at".into(),
+                })
+            }
+            layout::PC_FAULT => {
+                return Err(BackendError::Fault {
+                    address: word(2) as u64 | (word(3) as u64) << 32,
+                    pc: word(1),
+                    reason: format!("the program counter left the kernel's {} words", job.kernel.words().len()),
                 })
             }
             layout::LDS_FAULT => {

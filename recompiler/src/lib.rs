@@ -14,16 +14,25 @@
 //! atomics). A dispatcher loop runs the current wave's segments until one yields; every iteration of the
 //! loop starts with a workgroup barrier, taken by every invocation the same number of times, so barriers are
 //! always in uniform control flow whatever the guest waves do. Lanes exchange values through a small
-//! workgroup-memory area (two alternating slots, so a segment reads one while it publishes into the other).
+//! workgroup-memory area (three slots used in turn, so a segment reads one while it publishes into the next).
 //! Nothing depends on the host's subgroup size: lavapipe's 8-wide subgroups run wave64 exactly.
 //!
-//! Memory: the job's arrays live in one storage buffer at the offsets of a region table; every access is
-//! translated and range-checked in the shader, and one outside every region writes a fault record. Loads run
-//! in their lanes; stores and atomics are performed by the wave's first lane for every lane in ascending lane
-//! order, as the model does, so same-address stores and atomic return values are exact.
+//! Lane masks (compare results, carry-outs) are ballots: each lane sets its bit with an atomic or into a
+//! per-wave word of the exchange slot, which is cleared two exchanges ahead of its next use.
+//!
+//! Memory: the job's arrays live in one storage buffer; the module is compiled for their guest addresses
+//! ([`Region`]), so an address lookup is a few compares against constants, done in the shader for every
+//! access, and one outside every region writes a fault record. Buffer range checks (num_records, stride,
+//! swizzle, OOB_SELECT) are the model's, in the shader. Loads run in their lanes; stores go through one
+//! store unit per module (a pair of segments every store calls): the wave's first lane performs every
+//! lane's pieces in ascending lane order, as the model does, so same-address stores are exact, and a
+//! barrier makes them visible to every lane (scalar loads included) before the wave goes on.
 //!
 //! An instruction budget per wave turns a runaway kernel into a timeout record; the host bounds its fence
-//! wait too. What the compiler does not translate exactly is a [`Refusal`] before anything runs.
+//! wait too. Hosts may cut loops short (lavapipe ends an invocation's loops after 65535 iterations in all,
+//! without an error), so every loop of the module checks how it ended and a cut one makes the job
+//! unsupported rather than wrong. What the compiler does not translate exactly is a [`Refusal`] before
+//! anything runs.
 #![deny(missing_docs)]
 
 mod compile;
@@ -33,6 +42,7 @@ pub mod program;
 pub mod sem;
 pub mod spv;
 mod translate;
+mod units;
 
 use reference_model::isa::Target;
 
@@ -65,9 +75,6 @@ pub struct Shape {
     pub budget: u32,
     /// The MODE hardware register at launch (float mode fields, IEEE, DX10_CLAMP, FP16_OVFL).
     pub mode: u32,
-    /// Memory regions in the launch info (the job's arrays and kernel arguments): the shader's address
-    /// lookup is unrolled over them.
-    pub regions: u32,
     /// The device's workgroup-memory limit in bytes (`maxComputeSharedMemorySize`): LDS is workgroup memory
     /// when it fits beside the exchange area, else a storage buffer (binding [`layout::BIND_LDS`]). 0 keeps
     /// LDS in the buffer.
@@ -86,7 +93,7 @@ impl Shape {
 pub mod layout {
     /// Guest memory: every region's bytes at its offset in the region table.
     pub const BIND_MEM: u32 = 0;
-    /// Launch info: user SGPRs and the region table.
+    /// Launch info: the user SGPRs.
     pub const BIND_INFO: u32 = 1;
     /// Status: what stopped the job, if anything.
     pub const BIND_STATUS: u32 = 2;
@@ -94,9 +101,6 @@ pub mod layout {
     pub const BIND_LDS: u32 = 3;
     /// Launch info word of the first user SGPR (16 words).
     pub const INFO_USER: u32 = 0;
-    /// Launch info word holding the number of regions; each region follows as (base lo, base hi, bytes,
-    /// byte offset in the guest-memory buffer).
-    pub const INFO_REGIONS: u32 = 16;
     /// Status kind: the job ran to its end.
     pub const OK: u32 = 0;
     /// Status kind: an access outside every region (words 1..3: pc, address lo, address hi).
@@ -107,10 +111,13 @@ pub mod layout {
     pub const UNSUPPORTED: u32 = 3;
     /// Status kind: a misaligned LDS access, which faults the wave (words 1..3: pc, LDS address lo, hi).
     pub const LDS_FAULT: u32 = 4;
+    /// Status kind: the program counter left the kernel (words 1..3: pc, byte address lo, hi).
+    pub const PC_FAULT: u32 = 5;
     /// Unsupported detail: control reached a word no translated block starts at (word 1: its segment).
     pub const BAD_PC: u32 = 1;
     /// Unsupported detail: a loop of the module ended before its condition did: the host device cut it
-    /// short (lavapipe ends every invocation's loops after 65535 iterations in all, without an error).
+    /// short (lavapipe ends every invocation's loops after 65535 iterations in all, without an error). Word
+    /// 2 numbers the loop check that saw it.
     pub const HOST_LOOP: u32 = 2;
     /// Status words: kind, pc, a, b, executed, wave, lane.
     pub const STATUS_WORDS: u32 = 8;
@@ -130,10 +137,28 @@ pub struct Module {
 /// The most guest workgroups one module runs (they run one after another in one host workgroup).
 pub const MAX_GROUPS: u32 = 1 << 20;
 /// The most memory regions a launch maps.
-pub const MAX_REGIONS: u32 = 64;
+pub const MAX_REGIONS: usize = 64;
 
-/// Compiles the kernel `words` for `target` and `shape`.
-pub fn compile(target: Target, words: &[u32], shape: Shape) -> Result<Module, Refusal> {
+/// One range of guest memory and where its bytes are in the guest-memory buffer (binding
+/// [`layout::BIND_MEM`]). The module is compiled for its regions: an address lookup is a few compares
+/// against constants.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Region {
+    /// Guest address of byte 0.
+    pub base: u64,
+    /// Bytes.
+    pub bytes: u32,
+    /// Byte offset in the guest-memory buffer (a multiple of 4).
+    pub offset: u32,
+}
+
+/// Compiles the kernel `words` for `target`, `shape` and the memory `regions`.
+pub fn compile(
+    target: Target,
+    words: &[u32],
+    shape: Shape,
+    regions: &[Region],
+) -> Result<Module, Refusal> {
     if shape.wave != 32 && shape.wave != 64 {
         return Err(Refusal {
             instruction: "launch".into(),
@@ -159,14 +184,14 @@ pub fn compile(target: Target, words: &[u32], shape: Shape) -> Result<Module, Re
             ),
         });
     }
-    if shape.regions > MAX_REGIONS {
+    if regions.len() > MAX_REGIONS {
         return Err(Refusal {
             instruction: "launch".into(),
-            reason: format!("{} memory regions (at most {MAX_REGIONS})", shape.regions),
+            reason: format!("{} memory regions (at most {MAX_REGIONS})", regions.len()),
         });
     }
     let prog = program::Program::decode(target, words)?;
-    let (spirv, lds_in_workgroup) = compile::compile(&prog, shape)?;
+    let (spirv, lds_in_workgroup) = compile::compile(&prog, shape, regions)?;
     Ok(Module {
         spirv,
         local_size: shape.waves() * shape.wave,

@@ -71,6 +71,9 @@ pub struct Program {
     pub leaders: BTreeSet<usize>,
     /// The program jumps to computed addresses: every instruction start can be a target.
     pub indirect: bool,
+    /// Words control reaches that are past the kernel's end (a branch target or the fall-through of its
+    /// last instruction; `usize::MAX` for a target before its start): the model faults there.
+    pub outside: BTreeSet<usize>,
 }
 
 impl Program {
@@ -83,6 +86,9 @@ impl Program {
         let mut work = vec![0usize];
         leaders.insert(0);
         while let Some(pc) = work.pop() {
+            if pc >= words.len() {
+                leaders.insert(pc);
+            }
             if insts.contains_key(&pc) || pc >= words.len() {
                 continue;
             }
@@ -92,6 +98,9 @@ impl Program {
             })?;
             let next = pc + inst.size as usize;
             match flow(&inst, pc) {
+                Flow::Next if next >= words.len() => {
+                    leaders.insert(next);
+                }
                 Flow::Next => work.push(next),
                 Flow::Jump(t) => {
                     leaders.insert(t);
@@ -134,6 +143,11 @@ impl Program {
                 pc += size;
             }
         }
+        let outside = leaders
+            .iter()
+            .copied()
+            .filter(|&l| l >= words.len())
+            .collect();
         leaders.retain(|l| insts.contains_key(l));
         Ok(Program {
             target,
@@ -141,6 +155,7 @@ impl Program {
             insts,
             leaders,
             indirect,
+            outside,
         })
     }
 

@@ -40,6 +40,8 @@ pub struct Emit {
     /// A u32 function variable set to 1 when a loop ended before its condition did (the host cut it short);
     /// `None` until the module declares it.
     pub loop_cut: Option<Word>,
+    /// Loop-end checks emitted so far (each records its own number, for diagnosis).
+    pub loop_sites: u32,
 }
 
 /// A storage buffer or workgroup array of u32 words: the variable and its storage class.
@@ -71,6 +73,7 @@ impl Emit {
             k64s: HashMap::new(),
             kb: [None, None],
             loop_cut: None,
+            loop_sites: 0,
         }
     }
 
@@ -353,7 +356,7 @@ impl Emit {
         self.b.branch(header).expect("branch");
         self.block(header);
         self.b
-            .loop_merge(merge, cont, spirv::LoopControl::NONE, [])
+            .loop_merge(merge, cont, spirv::LoopControl::DONT_UNROLL, [])
             .expect("loop");
         self.b.branch(check).expect("branch");
         self.block(check);
@@ -381,9 +384,11 @@ impl Emit {
     /// invocation's loops after 65535 iterations in all, silently, so every loop checks its own ending.
     pub fn check_loop_end(&mut self, finished: Sv) {
         if let Some(var) = self.loop_cut {
+            self.loop_sites += 1;
+            let site = self.loop_sites;
             let early = self.bnot(finished);
             self.if_then(early, |e| {
-                let one = e.k32(1);
+                let one = e.k32(site);
                 e.store(var, one);
             });
         }

@@ -3,7 +3,6 @@
 //! operands, applies the encoding's lane rules and writes the results.
 
 use crate::compile::{refusal, sreg, Cx, Done};
-use crate::layout;
 use crate::lower::{Bin, Cmp, Lower, Ty};
 use crate::program::{flow, Flow, Need};
 use crate::sem::{salu, valu};
@@ -1263,137 +1262,6 @@ fn read_mask(cx: &mut Cx, o: Operand, inst: &Instruction, pc: usize) -> Result<S
 // -------------------------------------------------------------------------------------------------
 // Memory.
 
-impl Cx<'_> {
-    /// The byte offset in the guest-memory buffer of `[addr, addr + len)`, or all ones when no region
-    /// holds it wholly.
-    fn locate(&mut self, addr: Sv, len: u32) -> Sv {
-        let result = self.e.local(Ty::I32);
-        let none = self.e.k32(u32::MAX);
-        self.e.store(result, none);
-        let info = self.info;
-        // Unrolled over the launch's regions: no loop, so nothing counts against a host loop limit.
-        for i in 0..self.shape().regions {
-            let e = &mut self.e;
-            let base = layout::INFO_REGIONS + 1 + 4 * i;
-            let word = |e: &mut crate::spv::Emit, k: u32| {
-                let idx = e.c32(base + k);
-                let p = e.elem(info, idx);
-                e.load32(p)
-            };
-            let lo = word(e, 0);
-            let hi = word(e, 1);
-            let size = word(e, 2);
-            let off = word(e, 3);
-            let start = e.pack(lo, hi);
-            let size = e.zext(size);
-            let end = e.bin(Bin::Add, start, size);
-            let a_end = e.bink(Bin::Add, addr, len as u64);
-            let ge = e.cmp(Cmp::UGe, addr, start);
-            // addr + len must not wrap and must end inside the region.
-            let nowrap = e.cmp(Cmp::UGe, a_end, addr);
-            let le = e.cmp(Cmp::ULe, a_end, end);
-            let inside = e.band(ge, le);
-            let inside = e.band(inside, nowrap);
-            let rel = e.bin(Bin::Sub, addr, start);
-            let rel = e.trunc(rel);
-            let at = e.bin(Bin::Add, off, rel);
-            let cur = e.load32(result);
-            let r = e.select(inside, at, cur);
-            e.store(result, r);
-        }
-        self.e.load32(result)
-    }
-
-    /// Reads `len` (1, 2 or 4) bytes at byte offset `off` of guest memory, little-endian, any alignment.
-    fn mem_read(&mut self, off: Sv, len: u32) -> Sv {
-        let w = self.e.bink(Bin::LShr, off, 2);
-        let sh = self.e.bink(Bin::And, off, 3);
-        let sh = self.e.bink(Bin::Mul, sh, 8);
-        let p0 = self.e.elem(self.mem, w.id);
-        let lo = self.e.load32(p0);
-        let z = self.e.k32(0);
-        let aligned = self.e.cmp(Cmp::Eq, sh, z);
-        let w1 = self.e.bink(Bin::Add, w, 1);
-        let wi = self.e.select(aligned, w, w1);
-        let p1 = self.e.elem(self.mem, wi.id);
-        let hi = self.e.load32(p1);
-        let a = self.e.bin(Bin::LShr, lo, sh);
-        let k32 = self.e.k32(32);
-        let up = self.e.bin(Bin::Sub, k32, sh);
-        let b = self.e.bin(Bin::Shl, hi, up);
-        let b = self.e.select(aligned, z, b);
-        let v = self.e.bin(Bin::Or, a, b);
-        if len >= 4 {
-            v
-        } else {
-            self.e.bink(Bin::And, v, (1u64 << (8 * len)) - 1)
-        }
-    }
-
-    /// Reads `len` bytes at guest address `addr` (faulting the job when no region holds them).
-    fn load_at(&mut self, addr: Sv, len: u32, when: Sv, pc: usize) -> Sv {
-        let off = self.locate(addr, len);
-        let none = self.e.k32(u32::MAX);
-        let missing = self.e.cmp(Cmp::Eq, off, none);
-        let bad = self.e.band(missing, when);
-        let pcv = self.e.k32(pc as u32);
-        let lo = self.e.trunc(addr);
-        let hi = self.e.hi(addr);
-        self.report_if(bad, layout::FAULT, pcv, lo, hi);
-        let z = self.e.k32(0);
-        let ok = self.e.bnot(missing);
-        let safe = self.e.select(ok, off, z);
-        let v = self.mem_read(safe, len);
-        self.e.select(ok, v, z)
-    }
-
-    /// Writes the low `len` bytes of `v` at byte offset `off` of guest memory when `cond` (read-modify-write of
-    /// the dwords it touches; only the wave's first lane writes memory, so nothing races).
-    fn write_if(&mut self, cond: Sv, off: Sv, len: u32, v: Sv) {
-        let mem = self.mem;
-        write_bytes(self, mem, cond, off, len, v);
-    }
-}
-
-/// Writes the low `len` (1, 2 or 4) bytes of `v` at byte offset `off` of `arr` when `cond`, any alignment:
-/// one read-modify-write of the two dwords the bytes can touch (the second rewritten with its own value
-/// when untouched; the buffers have a dword of slack at the end, and only one lane writes at a time).
-pub(crate) fn write_bytes(cx: &mut Cx, arr: crate::spv::Array, cond: Sv, off: Sv, len: u32, v: Sv) {
-    let e = &mut cx.e;
-    let z = e.k32(0);
-    let off = e.select(cond, off, z);
-    let w = e.bink(Bin::LShr, off, 2);
-    let sh = e.bink(Bin::And, off, 3);
-    let sh = e.bink(Bin::Mul, sh, 8);
-    let sh64 = e.zext(sh);
-    let w1 = e.bink(Bin::Add, w, 1);
-    let p0 = e.elem(arr, w.id);
-    let p1 = e.elem(arr, w1.id);
-    let lo = e.load32(p0);
-    let hi = e.load32(p1);
-    let old = e.pack(lo, hi);
-    let ones = if len >= 4 {
-        u32::MAX as u64
-    } else {
-        (1u64 << (8 * len)) - 1
-    };
-    let m = e.k64(ones);
-    let m = e.bin(Bin::Shl, m, sh64);
-    let val = e.zext(v);
-    let val = e.bink(Bin::And, val, ones);
-    let val = e.bin(Bin::Shl, val, sh64);
-    let nm = e.un(crate::lower::Un::Not, m);
-    let kept = e.bin(Bin::And, old, nm);
-    let new = e.bin(Bin::Or, kept, val);
-    let new = e.select(cond, new, old);
-    let nlo = e.trunc(new);
-    let nhi = e.hi(new);
-    e.store(p0, nlo);
-    let touches = e.bink(Bin::LShr, m, 32);
-    let touches = e.nz(touches);
-    e.if_then(touches, |e| e.store(p1, nhi));
-}
-
 /// The bytes and extension of a sub-dword or dword load/store: (bytes, signed, dwords).
 fn access_width(op: Op) -> Option<(u32, bool, u32)> {
     let m = op.mnemonic();
@@ -1488,223 +1356,148 @@ fn buffer(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
     if !store {
         let dst = data_reg(cx, Role::Vdst).or_else(|_| data_reg(cx, Role::Vdata))?;
         let n = if bytes == 4 { dwords } else { 1 };
-        let mut vals = Vec::new();
+        let so = soffset(cx)?;
+        let access = BufferAccess::new(cx, rs as u32, vindex, voffset, f.offset as u32, so);
+        let mut pieces = Vec::new();
         for i in 0..n {
-            let so = soffset(cx)?;
-            let (addr, ok) = buffer_piece(
-                cx,
-                rs as u32,
-                vindex,
-                voffset,
-                f.offset as u32,
-                so,
-                4 * i,
-                bytes,
-            );
-            let when = cx.e.band(ok, active);
-            let v = cx.load_at(addr, bytes, when, pc);
-            let z = cx.e.k32(0);
-            let v = cx.e.select(ok, v, z);
-            vals.push(extend(cx, v, bytes, signed));
+            let (addr, ok) = access.piece(cx, 4 * i, bytes);
+            let go = cx.e.band(ok, active);
+            pieces.push((addr, go));
         }
+        let vals = crate::units::load(cx, &pieces, bytes, pc);
+        let active = cx.active();
         for (i, v) in vals.into_iter().enumerate() {
+            let v = extend(cx, v, bytes, signed);
             cx.vset_if(dst + i as u32, v, active);
         }
         return Ok(Done::Next);
     }
-    // Stores: publish the lane's operands, the first lane stores every active lane's data in lane order.
+    // Stores: the store unit writes every lane's pieces in lane order.
     let data = data_reg(cx, Role::Vdata)?;
     let n = if bytes == 4 { dwords } else { 1 };
-    let a = cx.e.b2i(active, Ty::I32);
-    cx.publish(0, a);
-    cx.publish(1, vindex);
-    cx.publish(2, voffset);
+    let so = soffset(cx)?;
+    let access = BufferAccess::new(cx, rs as u32, vindex, voffset, f.offset as u32, so);
+    let mut pieces = Vec::new();
     for i in 0..n {
+        let (addr, ok) = access.piece(cx, 4 * i, bytes);
+        let go = cx.e.band(ok, active);
         let d = cx.vget(data + i);
-        cx.publish(3 + i, d);
+        pieces.push((addr, go, d));
     }
-    cx.cut();
-    // After the cut, SGPRs are read again: values of the previous segment do not reach this one.
-    let soff = soffset(cx)?;
-    let lane0 = cx.e.k32(0);
-    let leader = cx.e.cmp(Cmp::Eq, cx.lane, lane0);
-    let waves = cx.e.k32(cx.shape().wave);
-    let t = cx.e.b.id();
-    let mrg = cx.e.b.id();
-    cx.e.b
-        .selection_merge(mrg, rspirv::spirv::SelectionControl::NONE)
-        .expect("merge");
-    cx.e.b
-        .branch_conditional(leader.id, t, mrg, [])
-        .expect("branch");
-    cx.e.block(t);
-    lane_loop(cx, waves, |cx, l| {
-        let on = cx.fetch(l, 0);
-        let on = cx.e.nz(on);
-        let vi = cx.fetch(l, 1);
-        let vo = cx.fetch(l, 2);
-        let mut items = Vec::new();
-        for i in 0..n {
-            let d = cx.fetch(l, 3 + i);
-            items.push(d);
-        }
-        // The lane id for ADD_TID_ENABLE is the stored lane's.
-        let saved = cx.lane;
-        cx.lane = l;
-        for (i, d) in items.into_iter().enumerate() {
-            let (addr, ok) = buffer_piece(
-                cx,
-                rs as u32,
-                vi,
-                vo,
-                f.offset as u32,
-                soff,
-                4 * i as u32,
-                bytes,
-            );
-            let go = cx.e.band(ok, on);
-            let off = cx.locate(addr, bytes);
-            let none = cx.e.k32(u32::MAX);
-            let missing = cx.e.cmp(Cmp::Eq, off, none);
-            let bad = cx.e.band(missing, go);
-            let pcv = cx.e.k32(pc as u32);
-            let lo = cx.e.trunc(addr);
-            let hi = cx.e.hi(addr);
-            cx.report_if(bad, layout::FAULT, pcv, lo, hi);
-            let nm = cx.e.bnot(missing);
-            let write = cx.e.band(go, nm);
-            cx.write_if(write, off, bytes, d);
-        }
-        cx.lane = saved;
-    });
-    cx.e.b.branch(mrg).expect("branch");
-    cx.e.block(mrg);
-    cx.cut();
-    cx.next_slot();
+    crate::units::store(cx, &pieces, bytes, pc);
     Ok(Done::Next)
 }
 
-/// A loop over the wave's lanes 0..`n` emitted with the context at hand.
-fn lane_loop(cx: &mut Cx, n: Sv, mut body: impl FnMut(&mut Cx, Sv)) {
-    let i = cx.e.local(Ty::I32);
-    let z = cx.e.k32(0);
-    cx.e.store(i, z);
-    let header = cx.e.b.id();
-    let check = cx.e.b.id();
-    let body_l = cx.e.b.id();
-    let cont = cx.e.b.id();
-    let merge = cx.e.b.id();
-    cx.e.b.branch(header).expect("branch");
-    cx.e.block(header);
-    cx.e.b
-        .loop_merge(merge, cont, rspirv::spirv::LoopControl::NONE, [])
-        .expect("loop");
-    cx.e.b.branch(check).expect("branch");
-    cx.e.block(check);
-    let iv = cx.e.load32(i);
-    let more = cx.e.cmp(Cmp::ULt, iv, n);
-    cx.e.b
-        .branch_conditional(more.id, body_l, merge, [])
-        .expect("branch");
-    cx.e.block(body_l);
-    body(cx, iv);
-    cx.e.b.branch(cont).expect("branch");
-    cx.e.block(cont);
-    let iv = cx.e.load32(i);
-    let next = cx.e.bink(Bin::Add, iv, 1);
-    cx.e.store(i, next);
-    cx.e.b.branch(header).expect("branch");
-    cx.e.block(merge);
-    let iv = cx.e.load32(i);
-    let fin = cx.e.cmp(Cmp::UGe, iv, n);
-    cx.e.check_loop_end(fin);
+/// A buffer access's V# (in s[rs..rs+4)) and lane terms, decoded once for all its pieces.
+struct BufferAccess {
+    stride64: Sv,
+    swizzle: Sv,
+    records64: Sv,
+    records: Sv,
+    index: Sv,
+    index_stride_log: Sv,
+    oob: Sv,
+    /// voffset + the instruction offset, 64-bit.
+    offset: Sv,
+    /// The address without the per-piece offset terms: base + soffset.
+    start: Sv,
 }
 
-/// The address and range check of bytes `[at, at + size)` of a buffer access through the V# in
-/// s[rs..rs+4), as `reference_model::exec::buffer::piece` computes them (rule buffer.range_check).
-#[allow(clippy::too_many_arguments)]
-fn buffer_piece(
-    cx: &mut Cx,
-    rs: u32,
-    vindex: Sv,
-    voffset: Sv,
-    inst_offset: u32,
-    soffset: Sv,
-    at: u32,
-    size: u32,
-) -> (Sv, Sv) {
-    let w: Vec<Sv> = (0..4).map(|i| cx.sget(rs + i)).collect();
-    let lane = cx.lane;
-    let e = &mut cx.e;
-    let hi16 = e.bink(Bin::And, w[1], 0xffff);
-    let base = e.pack(w[0], hi16);
-    let stride = e.field(w[1], 16, 14);
-    let swizzle = e.field(w[1], 31, 1);
-    let swizzle = e.nz(swizzle);
-    let records = w[2];
-    let index_stride_f = e.field(w[3], 21, 2);
-    let eight = e.k32(8);
-    let index_stride = e.bin(Bin::Shl, eight, index_stride_f);
-    let add_tid = e.field(w[3], 23, 1);
-    let add_tid = e.nz(add_tid);
-    let oob = e.field(w[3], 28, 2);
-    let z = e.k32(0);
-    let tid = e.select(add_tid, lane, z);
-    let index = e.bin(Bin::Add, vindex, tid);
-    let index = e.zext(index);
-    let vo = e.zext(voffset);
-    let io = e.k64(inst_offset as u64 + at as u64);
-    let offset = e.bin(Bin::Add, vo, io);
-    let stride64 = e.zext(stride);
-    let linear = {
-        let p = e.bin(Bin::Mul, index, stride64);
-        e.bin(Bin::Add, p, offset)
-    };
-    let swz = {
-        // Swizzled addressing with 4-byte elements (rule buffer.swizzle_element_4). Index stride and element
-        // size are powers of two, so the divisions are shifts and masks.
-        let is = e.zext(index_stride);
-        let log_is = e.bink(Bin::Add, index_stride_f, 3);
-        let log_is = e.zext(log_is);
-        let index_msb = e.bin(Bin::LShr, index, log_is);
-        let ism1 = e.bink(Bin::Sub, is, 1);
-        let index_lsb = e.bin(Bin::And, index, ism1);
-        let offset_msb = e.bink(Bin::LShr, offset, 2);
-        let offset_lsb = e.bink(Bin::And, offset, 3);
-        let a = e.bin(Bin::Mul, index_msb, stride64);
-        let b = e.bink(Bin::Mul, offset_msb, 4);
-        let s = e.bin(Bin::Add, a, b);
-        let s = e.bin(Bin::Mul, s, is);
-        let c = e.bink(Bin::Mul, index_lsb, 4);
-        let s = e.bin(Bin::Add, s, c);
-        e.bin(Bin::Add, s, offset_lsb)
-    };
-    let boff = e.select(swizzle, swz, linear);
-    let so = e.zext(soffset);
-    let addr = e.bin(Bin::Add, base, so);
-    let addr = e.bin(Bin::Add, addr, boff);
-    let addr = e.bink(Bin::And, addr, 0xffff_ffff_ffff);
-    let records64 = e.zext(records);
-    let end = e.bink(Bin::Add, offset, size as u64);
-    let idx_ok = e.cmp(Cmp::ULt, index, records64);
-    let z64 = e.k64(0);
-    let stride0 = e.cmp(Cmp::Eq, stride64, z64);
-    let end_ok = e.cmp(Cmp::ULe, end, stride64);
-    let in_stride = e.bor(stride0, end_ok);
-    let sel0 = e.band(idx_ok, in_stride);
-    let zr = e.k32(0);
-    let sel2 = e.cmp(Cmp::Ne, records, zr);
-    let sel3 = e.cmp(Cmp::ULe, end, records64);
-    let k0 = e.k32(0);
-    let k1 = e.k32(1);
-    let k2 = e.k32(2);
-    let is0 = e.cmp(Cmp::Eq, oob, k0);
-    let is1 = e.cmp(Cmp::Eq, oob, k1);
-    let is2 = e.cmp(Cmp::Eq, oob, k2);
-    let r = e.select(is2, sel2, sel3);
-    let r = e.select(is1, idx_ok, r);
-    let ok = e.select(is0, sel0, r);
-    (addr, ok)
+impl BufferAccess {
+    fn new(
+        cx: &mut Cx,
+        rs: u32,
+        vindex: Sv,
+        voffset: Sv,
+        inst_offset: u32,
+        soffset: Sv,
+    ) -> BufferAccess {
+        let w: Vec<Sv> = (0..4).map(|i| cx.sget(rs + i)).collect();
+        let lane = cx.lane;
+        let e = &mut cx.e;
+        let hi16 = e.bink(Bin::And, w[1], 0xffff);
+        let base = e.pack(w[0], hi16);
+        let stride = e.field(w[1], 16, 14);
+        let swizzle = e.field(w[1], 31, 1);
+        let swizzle = e.nz(swizzle);
+        let index_stride_f = e.field(w[3], 21, 2);
+        let add_tid = e.field(w[3], 23, 1);
+        let add_tid = e.nz(add_tid);
+        let oob = e.field(w[3], 28, 2);
+        let z = e.k32(0);
+        let tid = e.select(add_tid, lane, z);
+        let index = e.bin(Bin::Add, vindex, tid);
+        let index = e.zext(index);
+        let vo = e.zext(voffset);
+        let offset = e.bink(Bin::Add, vo, inst_offset as u64);
+        let index_stride_log = e.bink(Bin::Add, index_stride_f, 3);
+        let index_stride_log = e.zext(index_stride_log);
+        let so = e.zext(soffset);
+        let start = e.bin(Bin::Add, base, so);
+        BufferAccess {
+            stride64: e.zext(stride),
+            swizzle,
+            records64: e.zext(w[2]),
+            records: w[2],
+            index,
+            index_stride_log,
+            oob,
+            offset,
+            start,
+        }
+    }
+
+    /// The address and range check of bytes `[at, at + size)` of the access, as
+    /// `reference_model::exec::buffer::piece` computes them (rule buffer.range_check).
+    fn piece(&self, cx: &mut Cx, at: u32, size: u32) -> (Sv, Sv) {
+        let e = &mut cx.e;
+        let offset = e.bink(Bin::Add, self.offset, at as u64);
+        let linear = {
+            let p = e.bin(Bin::Mul, self.index, self.stride64);
+            e.bin(Bin::Add, p, offset)
+        };
+        let swz = {
+            // Swizzled addressing with 4-byte elements (rule buffer.swizzle_element_4). Index stride and element
+            // size are powers of two, so the divisions are shifts and masks.
+            let one = e.k64(1);
+            let is = e.bin(Bin::Shl, one, self.index_stride_log);
+            let index_msb = e.bin(Bin::LShr, self.index, self.index_stride_log);
+            let ism1 = e.bink(Bin::Sub, is, 1);
+            let index_lsb = e.bin(Bin::And, self.index, ism1);
+            let offset_msb = e.bink(Bin::LShr, offset, 2);
+            let offset_lsb = e.bink(Bin::And, offset, 3);
+            let a = e.bin(Bin::Mul, index_msb, self.stride64);
+            let b = e.bink(Bin::Mul, offset_msb, 4);
+            let s = e.bin(Bin::Add, a, b);
+            let s = e.bin(Bin::Mul, s, is);
+            let c = e.bink(Bin::Mul, index_lsb, 4);
+            let s = e.bin(Bin::Add, s, c);
+            e.bin(Bin::Add, s, offset_lsb)
+        };
+        let boff = e.select(self.swizzle, swz, linear);
+        let addr = e.bin(Bin::Add, self.start, boff);
+        let addr = e.bink(Bin::And, addr, 0xffff_ffff_ffff);
+        let end = e.bink(Bin::Add, offset, size as u64);
+        let idx_ok = e.cmp(Cmp::ULt, self.index, self.records64);
+        let z64 = e.k64(0);
+        let stride0 = e.cmp(Cmp::Eq, self.stride64, z64);
+        let end_ok = e.cmp(Cmp::ULe, end, self.stride64);
+        let in_stride = e.bor(stride0, end_ok);
+        let sel0 = e.band(idx_ok, in_stride);
+        let zr = e.k32(0);
+        let sel2 = e.cmp(Cmp::Ne, self.records, zr);
+        let sel3 = e.cmp(Cmp::ULe, end, self.records64);
+        let k0 = e.k32(0);
+        let k1 = e.k32(1);
+        let k2 = e.k32(2);
+        let is0 = e.cmp(Cmp::Eq, self.oob, k0);
+        let is1 = e.cmp(Cmp::Eq, self.oob, k1);
+        let is2 = e.cmp(Cmp::Eq, self.oob, k2);
+        let r = e.select(is2, sel2, sel3);
+        let r = e.select(is1, idx_ok, r);
+        let ok = e.select(is0, sel0, r);
+        (addr, ok)
+    }
 }
 
 fn global(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
@@ -1764,13 +1557,13 @@ fn global(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
             Some(Operand::Vgpr { first, .. }) => first as u32,
             other => return Err(refusal(inst, pc, format!("destination {other:?}"))),
         };
-        let mut vals = Vec::new();
-        for i in 0..n {
-            let a = cx.e.bink(Bin::Add, addr, 4 * i as u64);
-            let v = cx.load_at(a, bytes, active, pc);
-            vals.push(extend(cx, v, bytes, signed));
-        }
+        let pieces: Vec<(Sv, Sv)> = (0..n)
+            .map(|i| (cx.e.bink(Bin::Add, addr, 4 * i as u64), active))
+            .collect();
+        let vals = crate::units::load(cx, &pieces, bytes, pc);
+        let active = cx.active();
         for (i, v) in vals.into_iter().enumerate() {
+            let v = extend(cx, v, bytes, signed);
             cx.vset_if(dst + i as u32, v, active);
         }
         return Ok(Done::Next);
@@ -1779,55 +1572,13 @@ fn global(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
         Some(Operand::Vgpr { first, .. }) => first as u32,
         other => return Err(refusal(inst, pc, format!("data {other:?}"))),
     };
-    let a = cx.e.b2i(active, Ty::I32);
-    cx.publish(0, a);
-    let lo = cx.e.trunc(addr);
-    let hi = cx.e.hi(addr);
-    cx.publish(1, lo);
-    cx.publish(2, hi);
+    let mut pieces = Vec::new();
     for i in 0..n {
+        let a = cx.e.bink(Bin::Add, addr, 4 * i as u64);
         let d = cx.vget(data + i);
-        cx.publish(3 + i, d);
+        pieces.push((a, active, d));
     }
-    cx.cut();
-    let lane0 = cx.e.k32(0);
-    let leader = cx.e.cmp(Cmp::Eq, cx.lane, lane0);
-    let waves = cx.e.k32(cx.shape().wave);
-    let t = cx.e.b.id();
-    let mrg = cx.e.b.id();
-    cx.e.b
-        .selection_merge(mrg, rspirv::spirv::SelectionControl::NONE)
-        .expect("merge");
-    cx.e.b
-        .branch_conditional(leader.id, t, mrg, [])
-        .expect("branch");
-    cx.e.block(t);
-    lane_loop(cx, waves, |cx, l| {
-        let on = cx.fetch(l, 0);
-        let on = cx.e.nz(on);
-        let lo = cx.fetch(l, 1);
-        let hi = cx.fetch(l, 2);
-        let addr = cx.e.pack(lo, hi);
-        for i in 0..n {
-            let d = cx.fetch(l, 3 + i);
-            let a = cx.e.bink(Bin::Add, addr, 4 * i as u64);
-            let off = cx.locate(a, bytes);
-            let none = cx.e.k32(u32::MAX);
-            let missing = cx.e.cmp(Cmp::Eq, off, none);
-            let bad = cx.e.band(missing, on);
-            let pcv = cx.e.k32(pc as u32);
-            let alo = cx.e.trunc(a);
-            let ahi = cx.e.hi(a);
-            cx.report_if(bad, layout::FAULT, pcv, alo, ahi);
-            let nm = cx.e.bnot(missing);
-            let write = cx.e.band(on, nm);
-            cx.write_if(write, off, bytes, d);
-        }
-    });
-    cx.e.b.branch(mrg).expect("branch");
-    cx.e.block(mrg);
-    cx.cut();
-    cx.next_slot();
+    crate::units::store(cx, &pieces, bytes, pc);
     Ok(Done::Next)
 }
 
@@ -1877,7 +1628,7 @@ fn smem(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
         }
     };
     let all = cx.e.kbool(true);
-    let mut vals = Vec::new();
+    let mut pieces = Vec::new();
     if buffer {
         // s_buffer_load through the V# in s[sb..sb+4): dwords past NUM_RECORDS read 0 (rule smem.buffer_range).
         let w0 = cx.sget(sb as u32);
@@ -1894,9 +1645,7 @@ fn smem(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
             let end = cx.e.bink(Bin::Add, o64, 4);
             let r = cx.e.zext(w2);
             let inr = cx.e.cmp(Cmp::ULe, end, r);
-            let v = cx.load_at(a, 4, inr, pc);
-            let z = cx.e.k32(0);
-            vals.push(cx.e.select(inr, v, z));
+            pieces.push((a, inr));
         }
     } else {
         let lo = cx.sget(sb as u32);
@@ -1909,9 +1658,10 @@ fn smem(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
         let a = cx.e.bink(Bin::And, a, !3u64);
         for i in 0..dwords {
             let ai = cx.e.bink(Bin::Add, a, 4 * i as u64);
-            vals.push(cx.load_at(ai, 4, all, pc));
+            pieces.push((ai, all));
         }
     }
+    let vals = crate::units::load(cx, &pieces, 4, pc);
     for (i, v) in vals.into_iter().enumerate() {
         cx.sset(dst + i as u32, v);
     }
