@@ -5,7 +5,7 @@ use crate::lower::{Bin, Cmp, Lower, Ty};
 use crate::program::{flow, Flow, Need, Program};
 use crate::spv::{Array, Emit, Sv};
 use crate::{layout, Refusal, Region, Shape};
-use reference_model::isa::{Instruction, Op, Operand, Role};
+use reference_model::isa::{Encoding, Instruction, Op, Operand, Role};
 use rspirv::dr::Operand as SpvOp;
 use rspirv::spirv::{self, Word};
 
@@ -690,8 +690,9 @@ pub(crate) fn compile(
         && own
             .checked_add(4 * lds_words)
             .is_some_and(|n| n <= shape.shared_bytes);
+    // Two words of slack: accesses read and rewrite the dword after the one they touch.
     let lds = if lds_in_workgroup {
-        e.workgroup_array(lds_words, "lds")
+        e.workgroup_array(lds_words + 2, "lds")
     } else {
         e.storage_buffer(layout::BIND_LDS, "lds")
     };
@@ -736,9 +737,9 @@ pub(crate) fn compile(
     let z0 = e.k32(0);
     e.store(cut, z0);
     e.loop_cut = Some(cut);
-    // The store unit's id follows the block leaders' (and the blocks outside the kernel).
+    // The units' ids follow the block leaders' (and the blocks outside the kernel).
     let store_unit = (prog.leaders.len() + prog.outside.len()) as u32;
-    let units = crate::units::Units::new(&mut e, store_unit);
+    let units = crate::units::Units::new(&mut e, store_unit, store_unit + 1);
     let mut cx = Cx {
         e,
         prog,
@@ -773,8 +774,8 @@ pub(crate) fn compile(
         let id = cx.new_seg();
         cx.leader_ids.push((l, id));
     }
-    let unit = cx.new_seg();
-    debug_assert_eq!(unit, store_unit);
+    let (unit, rmw) = (cx.new_seg(), cx.new_seg());
+    debug_assert_eq!((unit, rmw), (store_unit, store_unit + 1));
 
     // for gw in 0..groups: one guest workgroup after another (the model's order: x fastest, then y, z).
     let total = shape.groups[0] * shape.groups[1] * shape.groups[2];
@@ -1096,13 +1097,19 @@ fn run_wave(cx: &mut Cx) -> Result<(), Refusal> {
         }
         emit_block(cx, leader)?;
     }
-    // The store unit, where the program has memory instructions.
-    if cx.prog.uses(reference_model::isa::Encoding::Mubuf)
-        || cx.prog.uses(reference_model::isa::Encoding::Mtbuf)
-        || cx.prog.uses(reference_model::isa::Encoding::Flat)
-        || cx.prog.uses(reference_model::isa::Encoding::Smem)
+    // The units, where the program has memory instructions.
+    if [
+        Encoding::Mubuf,
+        Encoding::Mtbuf,
+        Encoding::Flat,
+        Encoding::Smem,
+        Encoding::Ds,
+    ]
+    .into_iter()
+    .any(|e| cx.prog.uses(e))
     {
         crate::units::emit_store_unit(cx);
+        crate::units::emit_rmw_unit(cx);
     }
     // Default: a segment id that is no case (a jump to a pc that was not translated) ends the job.
     let default = cx.e.b.id();

@@ -143,7 +143,7 @@ pub fn prepare(job: &Job, options: Options) -> Result<Prepared, BackendError> {
         module,
         memory,
         info,
-        lds_bytes: k.lds_bytes.max(4).next_multiple_of(4) + 8,
+        lds_bytes: k.lds_bytes.next_multiple_of(4) + 8,
         arrays,
         budget: options.budget,
     })
@@ -192,6 +192,14 @@ impl Prepared {
                     instruction: "dispatch".into(),
                     reason: "the device ended one of the module's loops early (lavapipe stops an invocation's \
                              loops after 65535 iterations in all); the results cannot be trusted"
+                        .into(),
+                })
+            }
+            layout::UNSUPPORTED if word(3) == layout::PARTIAL_LDS => {
+                return Err(BackendError::Unsupported {
+                    instruction: format!("word {}", word(1)),
+                    reason: "a 64-bit two-address LDS exchange half inside the allocation (the recompiler \
+                             exchanges whole elements; the model the dword inside)"
                         .into(),
                 })
             }

@@ -36,6 +36,7 @@
 #![deny(missing_docs)]
 
 mod compile;
+mod ds;
 pub mod job;
 pub mod lower;
 pub mod program;
@@ -115,6 +116,9 @@ pub mod layout {
     pub const PC_FAULT: u32 = 5;
     /// Unsupported detail: control reached a word no translated block starts at (word 1: its segment).
     pub const BAD_PC: u32 = 1;
+    /// Unsupported detail: a 64-bit two-address LDS exchange whose element is half inside the allocation
+    /// (word 1: pc).
+    pub const PARTIAL_LDS: u32 = 3;
     /// Unsupported detail: a loop of the module ended before its condition did: the host device cut it
     /// short (lavapipe ends every invocation's loops after 65535 iterations in all, without an error). Word
     /// 2 numbers the loop check that saw it.

@@ -100,6 +100,7 @@ pub(crate) fn inst(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, R
         Encoding::Smem => smem(cx, inst, pc),
         Encoding::Mubuf => buffer(cx, inst, pc),
         Encoding::Flat => global(cx, inst, pc),
+        Encoding::Ds => crate::ds::ds(cx, inst, pc),
         _ => Err(refusal(
             inst,
             pc,
@@ -1381,10 +1382,11 @@ fn buffer(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
     for i in 0..n {
         let (addr, ok) = access.piece(cx, 4 * i, bytes);
         let go = cx.e.band(ok, active);
+        let at = crate::units::place(cx, addr, bytes, go, pc);
         let d = cx.vget(data + i);
-        pieces.push((addr, go, d));
+        pieces.push((at, d));
     }
-    crate::units::store(cx, &pieces, bytes, pc);
+    crate::units::store(cx, crate::units::SPACE_MEM, &pieces, bytes);
     Ok(Done::Next)
 }
 
@@ -1575,10 +1577,11 @@ fn global(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
     let mut pieces = Vec::new();
     for i in 0..n {
         let a = cx.e.bink(Bin::Add, addr, 4 * i as u64);
+        let at = crate::units::place(cx, a, bytes, active, pc);
         let d = cx.vget(data + i);
-        pieces.push((a, active, d));
+        pieces.push((at, d));
     }
-    crate::units::store(cx, &pieces, bytes, pc);
+    crate::units::store(cx, crate::units::SPACE_MEM, &pieces, bytes);
     Ok(Done::Next)
 }
 

@@ -1,131 +1,202 @@
-//! Guest-memory access: loads inline in their lane, and the store unit, emitted once per module as
-//! dispatcher segments that every store calls (it leaves its request in function variables, jumps to the
-//! unit, and the unit jumps back to the store's continuation).
+//! Memory access: loads inline in their lane; stores and read-modify-writes through units, emitted once per
+//! module as dispatcher segments that every store or atomic calls (it leaves its request in function
+//! variables, jumps to the unit, and the unit jumps back to the instruction's continuation).
 //!
-//! Why a unit: every storage-buffer write site costs host compilers (lavapipe's most of all) time that grows
-//! with the size of the whole module, so a kernel with tens of stores took minutes to compile when each
-//! store carried its own address lookup and write loop (60 dword stores: 26 s on lavapipe; with the unit
-//! 3.9 s). A call costs two dispatcher iterations; a store's two barriers are the unit's.
+//! Why units: every write site costs host compilers (lavapipe's most of all) time that grows with the size
+//! of the whole module, so a kernel with tens of stores took minutes to compile when each store carried its
+//! own write loop (60 dword stores: 26 s on lavapipe; with the unit 4 s). A call costs two dispatcher
+//! iterations; the unit's barriers are what the serial order needs anyway.
+//!
+//! A request's pieces are already placed by the instruction: a byte offset in guest memory (after the region
+//! lookup and its fault) or in LDS (after its range and alignment rules), or [`SKIP`]. The wave's first lane
+//! performs every lane's pieces in ascending lane order (piece by piece for the two-address exchanges), as
+//! the model does, so same-address writes and atomic return values are exact.
 
 use crate::compile::Cx;
 use crate::layout;
 use crate::lower::{Bin, Cmp, Lower, Ty};
+use crate::sem::atomic::{apply, Rmw};
 use crate::spv::{Array, Emit, Sv};
 use rspirv::spirv::Word;
 
-/// Pieces one store request carries (dwordx4).
+/// Pieces one store request carries (dwordx4, ds_write_b128, ds_write2_b64).
 pub(crate) const STORE_PIECES: u32 = 4;
-/// Exchange words per store piece: its buffer offset and its data.
+/// Pieces one read-modify-write request carries (the two-address exchanges).
+pub(crate) const RMW_PIECES: u32 = 2;
+/// Exchange words per store piece: its offset and its data.
 const PIECE_WORDS: u32 = 2;
-/// The offset of a piece that writes nothing (inactive lane, or dropped by a range check).
-const SKIP: u32 = u32::MAX;
+/// The offset of a piece that touches nothing (inactive lane, dropped by a range check).
+pub(crate) const SKIP: u32 = u32::MAX;
+/// Request space: guest memory.
+pub(crate) const SPACE_MEM: u32 = 0;
+/// Request space: LDS.
+pub(crate) const SPACE_LDS: u32 = 1;
+
+/// Exchange words of a read-modify-write lane: piece 0 (offset, data lo/hi, compare lo/hi) then piece 1
+/// (offset, data lo/hi). Results replace piece 0's data and piece 1's data.
+const RMW_AT: [u32; 2] = [0, 5];
+const RMW_D0: [u32; 2] = [1, 6];
+const RMW_D1: u32 = 3;
 
 /// The function variables of a request, and the units' segment ids.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Units {
-    /// Guest address of each piece (u64).
-    addr: [Word; STORE_PIECES as usize],
-    /// Whether the piece is accessed (u32 0/1): the lane is active and the range check passed.
-    go: [Word; STORE_PIECES as usize],
-    /// Store data of each piece.
+    /// Placed offset of each piece, or SKIP.
+    at: [Word; STORE_PIECES as usize],
+    /// Store data of each piece (u32), or a read-modify-write's data (u64) and compare value (u64).
     data: [Word; STORE_PIECES as usize],
-    /// Pieces in the request.
-    n: Word,
-    /// Bytes per piece: 1, 2 or 4.
+    d64: [Word; RMW_PIECES as usize],
+    c64: Word,
+    /// Old values a read-modify-write returns (u64).
+    old: [Word; RMW_PIECES as usize],
+    /// Bytes per piece: 1, 2 or 4 (stores); 4 or 8 (read-modify-writes).
     bytes: Word,
+    /// The operation of a read-modify-write.
+    op: Word,
+    /// SPACE_MEM or SPACE_LDS.
+    space: Word,
     /// The segment to continue at.
     ret: Word,
-    /// The instruction's word index, for fault reports.
-    pc: Word,
-    /// Segment id of the store unit.
-    store_id: u32,
+    /// Segment ids of the units.
+    pub store_id: u32,
+    pub rmw_id: u32,
 }
 
 impl Units {
     /// Declares the request variables.
-    pub(crate) fn new(e: &mut Emit, store_id: u32) -> Units {
+    pub(crate) fn new(e: &mut Emit, store_id: u32, rmw_id: u32) -> Units {
         let mut v32 = || e.local(Ty::I32);
-        let go = std::array::from_fn(|_| v32());
+        let at = std::array::from_fn(|_| v32());
         let data = std::array::from_fn(|_| v32());
-        let n = v32();
         let bytes = v32();
+        let op = v32();
+        let space = v32();
         let ret = v32();
-        let pc = v32();
-        let addr = std::array::from_fn(|_| e.local(Ty::I64));
+        let d64 = std::array::from_fn(|_| e.local(Ty::I64));
+        let c64 = e.local(Ty::I64);
+        let old = std::array::from_fn(|_| e.local(Ty::I64));
         Units {
-            addr,
-            go,
+            at,
             data,
-            n,
+            d64,
+            c64,
+            old,
             bytes,
+            op,
+            space,
             ret,
-            pc,
             store_id,
+            rmw_id,
         }
     }
 }
 
-/// Leaves a store request of `pieces` (address, go) of `bytes` each in the request variables, with the
-/// continuation segment `ret` and the pc.
-fn request(cx: &mut Cx, pieces: &[(Sv, Sv)], bytes: u32, pc: usize, ret: u32) {
-    let u = cx.units;
-    for (i, (a, g)) in pieces.iter().enumerate() {
-        cx.put(u.addr[i], *a);
-        let g = cx.e.b2i(*g, Ty::I32);
-        cx.put(u.go[i], g);
+/// The array of `space`.
+fn array_of(cx: &Cx, space: u32) -> Array {
+    if space == SPACE_LDS {
+        cx.lds
+    } else {
+        cx.mem
     }
-    let n = cx.e.k32(pieces.len() as u32);
-    cx.put(u.n, n);
-    let b = cx.e.k32(bytes);
-    cx.put(u.bytes, b);
-    let r = cx.e.k32(ret);
-    cx.put(u.ret, r);
-    let p = cx.e.k32(pc as u32);
-    cx.put(u.pc, p);
 }
 
-/// Loads `bytes` (1, 2 or 4) at each piece's address in this lane, inline: a piece that does not `go` reads
-/// 0, one outside every region faults the job. (Loads stay in their segment: measured on lavapipe, a call
-/// into a unit costs more compile time than the load it replaces.)
-pub(crate) fn load(cx: &mut Cx, pieces: &[(Sv, Sv)], bytes: u32, pc: usize) -> Vec<Sv> {
+/// The guest-memory offset of the `bytes` at `addr` when `go`, [`SKIP`] otherwise; an access of no region
+/// ends the job with a fault at `pc`.
+pub(crate) fn place(cx: &mut Cx, addr: Sv, bytes: u32, go: Sv, pc: usize) -> Sv {
     let len = cx.e.k32(bytes);
+    let off = locate(cx, addr, len);
+    let none = cx.e.k32(u32::MAX);
+    let missing = cx.e.cmp(Cmp::Eq, off, none);
+    let bad = cx.e.band(missing, go);
     let pcv = cx.e.k32(pc as u32);
+    let lo = cx.e.trunc(addr);
+    let hi = cx.e.hi(addr);
+    cx.report_if(bad, layout::FAULT, pcv, lo, hi);
+    let skip = cx.e.k32(SKIP);
+    cx.e.select(go, off, skip)
+}
+
+/// Loads `bytes` (1, 2 or 4) at each piece's guest address in this lane, inline: a piece that does not `go`
+/// reads 0, one outside every region faults the job. (Loads stay in their segment: measured on lavapipe, a
+/// call into a unit costs more compile time than the load it replaces.)
+pub(crate) fn load(cx: &mut Cx, pieces: &[(Sv, Sv)], bytes: u32, pc: usize) -> Vec<Sv> {
     let mut out = Vec::with_capacity(pieces.len());
     for &(addr, go) in pieces {
-        let off = locate(cx, addr, len);
-        let none = cx.e.k32(u32::MAX);
-        let missing = cx.e.cmp(Cmp::Eq, off, none);
-        let bad = cx.e.band(missing, go);
-        let lo = cx.e.trunc(addr);
-        let hi = cx.e.hi(addr);
-        cx.report_if(bad, layout::FAULT, pcv, lo, hi);
-        let found = cx.e.bnot(missing);
-        let ok = cx.e.band(go, found);
-        let z = cx.e.k32(0);
-        let safe = cx.e.select(ok, off, z);
-        let mem = cx.mem;
-        let v = read_bytes(&mut cx.e, mem, safe, len);
-        out.push(cx.e.select(ok, v, z));
+        let at = place(cx, addr, bytes, go, pc);
+        out.push(read_at(cx, SPACE_MEM, at, bytes));
     }
     out
 }
 
-/// Stores each piece's `bytes` of data at its address, in the store unit: every lane's pieces in ascending
-/// lane order, as the model does. A piece that does not `go` writes nothing, one outside every region
-/// faults the job. Ends the current segment and continues in a new one.
-pub(crate) fn store(cx: &mut Cx, pieces: &[(Sv, Sv, Sv)], bytes: u32, pc: usize) {
+/// Reads `bytes` (1, 2 or 4) at placed offset `at` of `space`: 0 for [`SKIP`].
+pub(crate) fn read_at(cx: &mut Cx, space: u32, at: Sv, bytes: u32) -> Sv {
+    let arr = array_of(cx, space);
+    let skip = cx.e.k32(SKIP);
+    let ok = cx.e.cmp(Cmp::Ne, at, skip);
+    let z = cx.e.k32(0);
+    let safe = cx.e.select(ok, at, z);
+    let len = cx.e.k32(bytes);
+    let v = read_bytes(&mut cx.e, arr, safe, len);
+    cx.e.select(ok, v, z)
+}
+
+/// Stores each piece (placed offset or [`SKIP`], data) of `bytes` (1, 2 or 4) in `space`, in the store
+/// unit. Ends the current segment and continues in a new one, after the writes are visible to every lane.
+pub(crate) fn store(cx: &mut Cx, space: u32, pieces: &[(Sv, Sv)], bytes: u32) {
     assert!(
         pieces.len() <= STORE_PIECES as usize,
         "store request too large"
     );
-    let ret = cx.new_seg();
-    let ag: Vec<(Sv, Sv)> = pieces.iter().map(|(a, g, _)| (*a, *g)).collect();
-    request(cx, &ag, bytes, pc, ret);
-    for (i, (_, _, d)) in pieces.iter().enumerate() {
-        cx.put(cx.units.data[i], *d);
+    let u = cx.units;
+    let skip = cx.e.k32(SKIP);
+    for i in 0..STORE_PIECES as usize {
+        let (at, d) = pieces.get(i).copied().unwrap_or((skip, skip));
+        cx.put(u.at[i], at);
+        cx.put(u.data[i], d);
     }
-    let unit = cx.e.k32(cx.units.store_id);
-    cx.end_case(unit, false);
+    call(cx, u.store_id, bytes, 0, space);
+}
+
+/// Applies `op` to each piece (placed offset or [`SKIP`], data, compare value; 64-bit values, `wide` for
+/// 8-byte elements) in `space`, in the read-modify-write unit, and returns each piece's old value (0 for a
+/// skipped piece) in the continuation segment.
+pub(crate) fn rmw(
+    cx: &mut Cx,
+    space: u32,
+    op: Rmw,
+    wide: bool,
+    pieces: &[(Sv, Sv, Sv)],
+) -> Vec<Sv> {
+    assert!(
+        pieces.len() <= RMW_PIECES as usize,
+        "read-modify-write request too large"
+    );
+    let u = cx.units;
+    let skip = cx.e.k32(SKIP);
+    let z = cx.e.k64(0);
+    for i in 0..RMW_PIECES as usize {
+        let (at, d, c) = pieces.get(i).copied().unwrap_or((skip, z, z));
+        cx.put(u.at[i], at);
+        cx.e.store(u.d64[i], d);
+        if i == 0 {
+            cx.e.store(u.c64, c);
+        }
+    }
+    call(cx, u.rmw_id, if wide { 8 } else { 4 }, op as u32, space);
+    (0..pieces.len())
+        .map(|i| cx.e.load(u.old[i], Ty::I64))
+        .collect()
+}
+
+fn call(cx: &mut Cx, unit: u32, bytes: u32, op: u32, space: u32) {
+    let u = cx.units;
+    let ret = cx.new_seg();
+    for (var, v) in [(u.bytes, bytes), (u.op, op), (u.space, space), (u.ret, ret)] {
+        let k = cx.e.k32(v);
+        cx.put(var, k);
+    }
+    let id = cx.e.k32(unit);
+    cx.end_case(id, false);
     cx.begin_case(ret);
 }
 
@@ -214,31 +285,21 @@ pub(crate) fn write_bytes(e: &mut Emit, arr: Array, cond: Sv, off: Sv, len: Sv, 
     e.store(p1, nhi);
 }
 
-/// Emits the store unit's segments: each lane locates its pieces and publishes them, the wave's first lane
-/// writes every lane's in lane order after a barrier, and a second barrier makes the writes visible to every
-/// lane before the wave goes on.
+/// The word index of exchange word `w` of lane `l` in the slot starting at `base`.
+fn xw(e: &mut Emit, base: Sv, l: Sv, w: u32) -> Sv {
+    let lw = e.bink(Bin::Mul, l, crate::compile::XW as u64);
+    let lw = e.bin(Bin::Add, base, lw);
+    e.bink(Bin::Add, lw, w as u64)
+}
+
+/// Emits the store unit's segments: each lane publishes its pieces, the wave's first lane writes every
+/// lane's in lane order after a barrier, and a second barrier makes the writes visible to every lane before
+/// the wave goes on.
 pub(crate) fn emit_store_unit(cx: &mut Cx) {
     let u = cx.units;
     cx.begin_case(u.store_id);
-    let n = cx.get(u.n);
-    let bytes = cx.get(u.bytes);
-    let pc = cx.get(u.pc);
     for i in 0..STORE_PIECES as usize {
-        let addr = cx.e.load(u.addr[i], Ty::I64);
-        let go = cx.get(u.go[i]);
-        let go = cx.e.nz(go);
-        let k = cx.e.k32(i as u32);
-        let used = cx.e.cmp(Cmp::ULt, k, n);
-        let go = cx.e.band(go, used);
-        let off = locate(cx, addr, bytes);
-        let none = cx.e.k32(u32::MAX);
-        let missing = cx.e.cmp(Cmp::Eq, off, none);
-        let bad = cx.e.band(missing, go);
-        let lo = cx.e.trunc(addr);
-        let hi = cx.e.hi(addr);
-        cx.report_if(bad, layout::FAULT, pc, lo, hi);
-        let skip = cx.e.k32(SKIP);
-        let at = cx.e.select(go, off, skip);
+        let at = cx.get(u.at[i]);
         cx.publish(PIECE_WORDS * i as u32, at);
         let d = cx.get(u.data[i]);
         cx.publish(PIECE_WORDS * i as u32 + 1, d);
@@ -246,19 +307,22 @@ pub(crate) fn emit_store_unit(cx: &mut Cx) {
     cx.cut();
     // Values of the segment before the cut are gone: read the request again.
     let bytes = cx.get(u.bytes);
+    let space = cx.get(u.space);
     let lane0 = cx.e.k32(0);
     let leader = cx.e.cmp(Cmp::Eq, cx.lane, lane0);
     let lanes = cx.shape.wave;
     let base = cx.slot_word(0);
     let xch = cx.xch;
-    let mem = cx.mem;
+    let (mem, lds) = (cx.mem, cx.lds);
+    let has_lds = cx.shape.lds_bytes > 0;
     cx.e.if_then(leader, |e| {
         let k = e.k32(lanes);
+        let lds_space = e.k32(SPACE_LDS);
+        let to_lds = e.cmp(Cmp::Eq, space, lds_space);
+        let to_mem = e.bnot(to_lds);
         e.for_range(k, |e, l| {
-            let lw = e.bink(Bin::Mul, l, crate::compile::XW as u64);
-            let lw = e.bin(Bin::Add, base, lw);
             for i in 0..STORE_PIECES {
-                let ia = e.bink(Bin::Add, lw, (PIECE_WORDS * i) as u64);
+                let ia = xw(e, base, l, PIECE_WORDS * i);
                 let pa = e.elem(xch, ia.id);
                 let at = e.load32(pa);
                 let id = e.bink(Bin::Add, ia, 1);
@@ -266,11 +330,159 @@ pub(crate) fn emit_store_unit(cx: &mut Cx) {
                 let d = e.load32(pd);
                 let skip = e.k32(SKIP);
                 let go = e.cmp(Cmp::Ne, at, skip);
-                write_bytes(e, mem, go, at, bytes, d);
+                let gm = e.band(go, to_mem);
+                write_bytes(e, mem, gm, at, bytes, d);
+                if has_lds {
+                    let gl = e.band(go, to_lds);
+                    write_bytes(e, lds, gl, at, bytes, d);
+                }
             }
         });
     });
     cx.cut();
+    cx.next_slot();
+    let r = cx.get(u.ret);
+    cx.end_case(r, false);
+}
+
+/// Every integer read-modify-write the unit can apply, in the order of their ids.
+const RMWS: [Rmw; 18] = [
+    Rmw::Add,
+    Rmw::Sub,
+    Rmw::Rsub,
+    Rmw::Csub,
+    Rmw::Inc,
+    Rmw::Dec,
+    Rmw::SMin,
+    Rmw::SMax,
+    Rmw::UMin,
+    Rmw::UMax,
+    Rmw::And,
+    Rmw::Or,
+    Rmw::Xor,
+    Rmw::Mskor,
+    Rmw::Swap,
+    Rmw::CmpSt,
+    Rmw::CmpSwap,
+    Rmw::Wrap,
+];
+
+/// The new value of `op` (a dynamic id, `Rmw as u32`) at 32 or 64 bits (`wide`), from 64-bit operands.
+fn apply_dyn(e: &mut Emit, op: Sv, wide: Sv, old: Sv, d0: Sv, d1: Sv) -> Sv {
+    let (o32, a32, b32) = (e.trunc(old), e.trunc(d0), e.trunc(d1));
+    let mut r = old;
+    for &k in &RMWS {
+        let n64 = apply(e, k, old, d0, d1);
+        let n32 = apply(e, k, o32, a32, b32);
+        let n32 = e.zext(n32);
+        let n = e.select(wide, n64, n32);
+        let id = e.k32(k as u32);
+        let is = e.cmp(Cmp::Eq, op, id);
+        r = e.select(is, n, r);
+    }
+    r
+}
+
+/// Emits the read-modify-write unit's segments: each lane publishes its pieces; after a barrier the wave's
+/// first lane applies them piece by piece, lanes in ascending order within each, leaving every old value in
+/// its lane's words; after another barrier each lane takes its old values.
+pub(crate) fn emit_rmw_unit(cx: &mut Cx) {
+    let u = cx.units;
+    cx.begin_case(u.rmw_id);
+    for k in 0..RMW_PIECES as usize {
+        let at = cx.get(u.at[k]);
+        cx.publish(RMW_AT[k], at);
+        let d = cx.e.load(u.d64[k], Ty::I64);
+        let (lo, hi) = (cx.e.trunc(d), cx.e.hi(d));
+        cx.publish(RMW_D0[k], lo);
+        cx.publish(RMW_D0[k] + 1, hi);
+    }
+    let c = cx.e.load(u.c64, Ty::I64);
+    let (lo, hi) = (cx.e.trunc(c), cx.e.hi(c));
+    cx.publish(RMW_D1, lo);
+    cx.publish(RMW_D1 + 1, hi);
+    cx.cut();
+    let bytes = cx.get(u.bytes);
+    let op = cx.get(u.op);
+    let space = cx.get(u.space);
+    let lane0 = cx.e.k32(0);
+    let leader = cx.e.cmp(Cmp::Eq, cx.lane, lane0);
+    let lanes = cx.shape.wave;
+    let base = cx.slot_word(0);
+    let xch = cx.xch;
+    let (mem, lds) = (cx.mem, cx.lds);
+    let has_lds = cx.shape.lds_bytes > 0;
+    cx.e.if_then(leader, |e| {
+        let k8 = e.k32(8);
+        let wide = e.cmp(Cmp::Eq, bytes, k8);
+        let lds_space = e.k32(SPACE_LDS);
+        let to_lds = e.cmp(Cmp::Eq, space, lds_space);
+        let to_mem = e.bnot(to_lds);
+        let four = e.k32(4);
+        let lanes_k = e.k32(lanes);
+        for k in 0..RMW_PIECES as usize {
+            e.for_range(lanes_k, |e, l| {
+                let word = |e: &mut Emit, w: u32| {
+                    let i = xw(e, base, l, w);
+                    let p = e.elem(xch, i.id);
+                    (p, e.load32(p))
+                };
+                let (_, at) = word(e, RMW_AT[k]);
+                let (p_lo, d_lo) = word(e, RMW_D0[k]);
+                let (p_hi, d_hi) = word(e, RMW_D0[k] + 1);
+                let (_, c_lo) = word(e, RMW_D1);
+                let (_, c_hi) = word(e, RMW_D1 + 1);
+                let skip = e.k32(SKIP);
+                let go = e.cmp(Cmp::Ne, at, skip);
+                let z = e.k32(0);
+                let safe = e.select(go, at, z);
+                let hi_at = e.bink(Bin::Add, safe, 4);
+                // The old value: from the space written to (both read; the other is ignored).
+                let read = |e: &mut Emit, arr: Array| {
+                    let lo = read_bytes(e, arr, safe, four);
+                    let hi = read_bytes(e, arr, hi_at, four);
+                    e.pack(lo, hi)
+                };
+                let old_mem = read(e, mem);
+                let old = if has_lds {
+                    let old_lds = read(e, lds);
+                    e.select(to_lds, old_lds, old_mem)
+                } else {
+                    old_mem
+                };
+                let z64 = e.k64(0);
+                let hi_mask = e.k64(u32::MAX as u64);
+                let lo32 = e.bin(Bin::And, old, hi_mask);
+                let old = e.select(wide, old, lo32);
+                let old = e.select(go, old, z64);
+                let d0 = e.pack(d_lo, d_hi);
+                let d1 = e.pack(c_lo, c_hi);
+                let new = apply_dyn(e, op, wide, old, d0, d1);
+                let (n_lo, n_hi) = (e.trunc(new), e.hi(new));
+                let gm = e.band(go, to_mem);
+                write_bytes(e, mem, gm, safe, four, n_lo);
+                let gm_hi = e.band(gm, wide);
+                write_bytes(e, mem, gm_hi, hi_at, four, n_hi);
+                if has_lds {
+                    let gl = e.band(go, to_lds);
+                    write_bytes(e, lds, gl, safe, four, n_lo);
+                    let gl_hi = e.band(gl, wide);
+                    write_bytes(e, lds, gl_hi, hi_at, four, n_hi);
+                }
+                // The old value replaces this piece's data in the lane's words.
+                let (o_lo, o_hi) = (e.trunc(old), e.hi(old));
+                e.store(p_lo, o_lo);
+                e.store(p_hi, o_hi);
+            });
+        }
+    });
+    cx.cut();
+    for k in 0..RMW_PIECES as usize {
+        let lo = cx.fetch(cx.lane, RMW_D0[k]);
+        let hi = cx.fetch(cx.lane, RMW_D0[k] + 1);
+        let v = cx.e.pack(lo, hi);
+        cx.e.store(u.old[k], v);
+    }
     cx.next_slot();
     let r = cx.get(u.ret);
     cx.end_case(r, false);
