@@ -477,11 +477,11 @@ pub(crate) fn emit_rmw_unit(cx: &mut Cx) {
         }
     });
     cx.cut();
-    for k in 0..RMW_PIECES as usize {
-        let lo = cx.fetch(cx.lane, RMW_D0[k]);
-        let hi = cx.fetch(cx.lane, RMW_D0[k] + 1);
+    for (&w, &var) in RMW_D0.iter().zip(&u.old) {
+        let lo = cx.fetch(cx.lane, w);
+        let hi = cx.fetch(cx.lane, w + 1);
         let v = cx.e.pack(lo, hi);
-        cx.e.store(u.old[k], v);
+        cx.e.store(var, v);
     }
     cx.next_slot();
     let r = cx.get(u.ret);
