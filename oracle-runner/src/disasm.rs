@@ -89,6 +89,24 @@ pub fn run(
     binary: bool,
 ) -> Result<Listing, String> {
     let target = parse_target(target)?;
+    let (words, origin) = read_words(words, file, binary)?;
+    Ok(listing_with(target, &words, &origin))
+}
+
+/// The words of command-line arguments or of `file`, read as `run` reads them; `Err` for none.
+pub fn input_words(
+    words: &[String],
+    file: Option<&Path>,
+    binary: bool,
+) -> Result<Vec<u32>, String> {
+    read_words(words, file, binary).map(|(w, _)| w)
+}
+
+fn read_words(
+    words: &[String],
+    file: Option<&Path>,
+    binary: bool,
+) -> Result<(Vec<u32>, Origin), String> {
     let (words, origin) = match file {
         Some(_) if !words.is_empty() => return Err("give words or --file, not both".into()),
         Some(path) => read_file(path, binary)?,
@@ -96,9 +114,9 @@ pub fn run(
         None => (parse_arguments(words)?, Origin::Arguments),
     };
     if words.is_empty() {
-        return Err("no words to disassemble".into());
+        return Err("no words in the input".into());
     }
-    Ok(listing_with(target, &words, &origin))
+    Ok((words, origin))
 }
 
 /// The listing of a word stream: one line per instruction, one warning (naming the word index) per word that

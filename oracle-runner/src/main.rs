@@ -6,6 +6,9 @@
 //! - `oracle disasm --target NAME WORD...` (or `--file PATH`, `-` for stdin) prints LLVM-syntax disassembly;
 //!   the target names are those of `reference_model::exec::TARGET_NAMES` (`gfx1013`, `ps5`, `rdna2`,
 //!   `gfx1030`..`gfx1036`).
+//! - `oracle recompile --kernel NAME` (a bundled kernel, compiled for its first dispatch) or `oracle
+//!   recompile WORD...` / `--file PATH` prints the SPIR-V the `vulkan` backend runs, as text; `--spv FILE`
+//!   writes the binary module too.
 //! - `oracle completions SHELL` prints a shell completion script.
 //!
 //! Exit status: 0 on success; 1 when `disasm` met words that are no instruction (each one is a warning on
@@ -14,6 +17,7 @@
 
 mod disasm;
 mod out;
+mod recompile;
 
 use clap::{CommandFactory, Parser, Subcommand};
 use measurements::{peer, Dataset};
@@ -97,6 +101,47 @@ enum Command {
         #[arg(long)]
         binary: bool,
     },
+    /// Print the SPIR-V the `vulkan` backend runs for a kernel, as text: a bundled kernel by name (compiled
+    /// for the first dispatch of its suite: memory regions, user SGPRs, grid, LDS) or words (arguments or
+    /// --file, read as `disasm` reads them; compiled with no memory mapped, so a memory access compiles to
+    /// its fault record).
+    Recompile {
+        /// A kernel of the measurements by name.
+        #[arg(long, value_name = "NAME")]
+        kernel: Option<String>,
+        /// The suite holding --kernel, when several do.
+        #[arg(long, value_name = "NAME", requires = "kernel")]
+        suite: Option<String>,
+        /// Measurement folders for --kernel (default: the bundled data).
+        #[arg(long = "measurements", value_name = "DIR", requires = "kernel")]
+        measurements: Vec<PathBuf>,
+        /// Words as 8 hex digits (0x optional), several per argument allowed.
+        words: Vec<String>,
+        /// A hex listing or little-endian binary blob (`-`: stdin), as `disasm --file`.
+        #[arg(long, value_name = "PATH")]
+        file: Option<PathBuf>,
+        /// Read --file as a binary blob even if its bytes are printable.
+        #[arg(long)]
+        binary: bool,
+        /// Target of the words: gfx1013 or ps5 (gfx1013 tables); rdna2 or gfx1030..gfx1036.
+        #[arg(long, default_value = "gfx1013", value_name = "NAME")]
+        target: String,
+        /// Wave size of the words' launch: 32 or 64.
+        #[arg(long, default_value_t = 32, value_name = "N")]
+        wave: u32,
+        /// Threads per workgroup of the words' launch (default: one wave).
+        #[arg(long, value_name = "N")]
+        threads: Option<u32>,
+        /// Workgroups of the words' launch.
+        #[arg(long, default_value_t = 1, value_name = "N")]
+        groups: u32,
+        /// LDS bytes per workgroup of the words' launch.
+        #[arg(long, default_value_t = 0, value_name = "BYTES")]
+        lds: u32,
+        /// Also write the binary module to FILE (replaced atomically).
+        #[arg(long, value_name = "FILE")]
+        spv: Option<PathBuf>,
+    },
     /// Print a completion script for SHELL on stdout (e.g. `oracle completions bash >
     /// /etc/bash_completion.d/oracle`).
     Completions {
@@ -129,6 +174,41 @@ fn main() -> ExitCode {
             } else {
                 ExitCode::from(1)
             })
+        }),
+        Command::Recompile {
+            kernel,
+            suite,
+            measurements,
+            words,
+            file,
+            binary,
+            target,
+            wave,
+            threads,
+            groups,
+            lds,
+            spv,
+        } => recompile::run(&recompile::Request {
+            kernel: kernel.as_deref(),
+            suite: suite.as_deref(),
+            measurements: &measurements,
+            words: &words,
+            file: file.as_deref(),
+            binary,
+            target: &target,
+            wave,
+            threads,
+            groups,
+            lds,
+        })
+        .and_then(|(header, module)| {
+            if let Some(path) = &spv {
+                let bytes: Vec<u8> = module.spirv.iter().flat_map(|w| w.to_le_bytes()).collect();
+                measurements::atomic::write_atomic(path, &bytes).map_err(|e| e.to_string())?;
+            }
+            let text = recompiler::disassemble(&module.spirv)?;
+            out::print(&format!("{header}{text}\n"))?;
+            Ok(ExitCode::SUCCESS)
         }),
         Command::Completions { shell } => {
             let mut script = Vec::new();

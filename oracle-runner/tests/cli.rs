@@ -368,3 +368,76 @@ fn disasm_refuses_endless_input() {
         text(&o.stderr)
     );
 }
+
+#[test]
+fn recompile_prints_valid_spirv_of_a_bundled_kernel_and_of_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let spv = dir.path().join("k.spv");
+    let out = oracle(&[
+        "recompile",
+        "--kernel",
+        "ReadLaneCode",
+        "--spv",
+        spv.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.starts_with("; suite peer-read-lane, kernel ReadLaneCode (21 words)"),
+        "{text}"
+    );
+    assert!(text.contains("OpEntryPoint GLCompute") && text.contains("LocalSize 32 1 1"));
+    // The binary module is the one printed: same size as the header says.
+    let words = std::fs::metadata(&spv).unwrap().len() / 4;
+    assert!(
+        text.contains(&format!("; SPIR-V: {words} words")),
+        "{words}"
+    );
+    // Words: v_mov_b32 v1, 5; s_endpgm, as wave64 with two waves.
+    let out = oracle(&[
+        "recompile",
+        "--wave",
+        "64",
+        "--threads",
+        "128",
+        "7e020285",
+        "bf810000",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("LocalSize 128 1 1"));
+}
+
+#[test]
+fn recompile_errors_name_what_is_wrong() {
+    for (args, want) in [
+        (
+            &["recompile", "--kernel", "NoSuchKernel"][..],
+            "no kernel `NoSuchKernel`",
+        ),
+        (
+            &["recompile", "--kernel", "ReadLaneCode", "--suite", "nope"][..],
+            "no suite `nope`",
+        ),
+        (&["recompile"][..], "nothing to compile"),
+        (&["recompile", "--wave", "16", "bf810000"][..], "--wave 16"),
+        (&["recompile", "zz"][..], "zz"),
+        // s_sethalt 1: the recompiler refuses it before anything runs.
+        (
+            &["recompile", "bf8d0001", "bf810000"][..],
+            "not translated: ",
+        ),
+    ] {
+        let out = oracle(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(want), "{args:?}: {err}");
+    }
+}

@@ -52,6 +52,8 @@ pub(crate) struct Cx<'p> {
     pub s: Word,
     pub scc: Word,
     pub seg: Word,
+    /// The word address of the last computed jump (reported when no block starts there).
+    pub jumped: Word,
     pub yld: Word,
     pub xc: Word,
     /// The lane's pending report: kind, pc, a, b.
@@ -718,6 +720,7 @@ pub(crate) fn compile(
     let s = e.local_array(128);
     let scc = e.local(Ty::I32);
     let seg = e.local(Ty::I32);
+    let jumped = e.local(Ty::I32);
     let yld = e.local(Ty::I32);
     let xc = e.local(Ty::I32);
     let executed = e.local(Ty::I32);
@@ -736,6 +739,7 @@ pub(crate) fn compile(
     let cut = e.local(Ty::I32);
     let z0 = e.k32(0);
     e.store(cut, z0);
+    e.store(jumped, z0);
     e.loop_cut = Some(cut);
     // The units' ids follow the block leaders' (and the blocks outside the kernel).
     let store_unit = (prog.leaders.len() + prog.outside.len()) as u32;
@@ -750,6 +754,7 @@ pub(crate) fn compile(
         s,
         scc,
         seg,
+        jumped,
         yld,
         xc,
         rep,
@@ -783,6 +788,17 @@ pub(crate) fn compile(
     let gw = cx.e.local(Ty::I32);
     let z = cx.e.k32(0);
     cx.put(gw, z);
+    // Workgroup memory starts undefined: the abort flag, which lives across guest workgroups, is cleared
+    // before any invocation reads it (the other scheduler words are set per group).
+    let sched_arr = cx.sched;
+    let first = cx.e.cmp(Cmp::Eq, lid, z);
+    cx.e.if_then(first, |e| {
+        let one = e.c32(1);
+        let p = e.elem(sched_arr, one);
+        let z = e.c32(0);
+        e.b.store(p, z, None, []).expect("store");
+    });
+    cx.e.barrier();
     let l0_header = cx.e.b.id();
     let l0_check = cx.e.b.id();
     let l0_body = cx.e.b.id();
@@ -834,6 +850,17 @@ pub(crate) fn compile(
     let why = cx.e.k32(layout::HOST_LOOP);
     cx.report_if(was_cut, layout::UNSUPPORTED, z, c, why);
     cx.flush_report();
+    {
+        let e = &mut cx.e;
+        let k = e.c32(layout::FINISHED);
+        let p = e.elem(cx.status, k);
+        let u = e.t_u32();
+        let scope = e.c32(spirv::Scope::Device as u32);
+        let sem = e.c32(0);
+        let one = e.c32(1);
+        e.b.atomic_i_add(u, None, p, scope, sem, one)
+            .expect("atomic add");
+    }
     cx.e.b.ret().expect("ret");
     cx.e.b.end_function().expect("end");
     let local = shape.waves() * shape.wave;
@@ -1022,6 +1049,10 @@ fn dispatch(cx: &mut Cx) -> Result<(), Refusal> {
     let zero = cx.e.k32(0);
     let aborted = cx.e.cmp(Cmp::Ne, abort, zero);
     let stop = cx.e.bor(finished, aborted);
+    // Every invocation has read the current wave and the abort flag before the current wave's first lane
+    // may rewrite them (host subgroups of one workgroup run one after another between barriers: a wave
+    // switch seen by half of a wave would split it).
+    cx.e.barrier();
     let run = cx.e.b.id();
     cx.e.b
         .branch_conditional(stop.id, l1_merge, run, [])
@@ -1115,7 +1146,7 @@ fn run_wave(cx: &mut Cx) -> Result<(), Refusal> {
     let default = cx.e.b.id();
     cx.e.block(default);
     let t = cx.e.k32(layout::BAD_PC);
-    let pcv = cx.get(cx.seg);
+    let pcv = cx.get(cx.jumped);
     let zz = cx.e.k32(0);
     let yes = cx.e.kbool(true);
     cx.report_if(yes, layout::UNSUPPORTED, pcv, zz, t);
@@ -1325,12 +1356,24 @@ impl Cx<'_> {
     pub fn jump_indirect(&mut self, addr: Sv) {
         let mut n = self.e.k32(DEAD - 1);
         let pcw = self.e.bink(Bin::LShr, addr, 2);
+        let low = self.e.trunc(pcw);
+        self.put(self.jumped, low);
         for (l, id) in self.leader_ids.clone() {
             let lk = self.e.k64(l as u64);
             let is = self.e.cmp(Cmp::Eq, pcw, lk);
             let idv = self.e.k32(id);
             n = self.e.select(is, idv, n);
         }
+        // Past the kernel's words the model faults fetching, as at any pc outside it.
+        let len = self.e.k64(self.prog.words.len() as u64);
+        let outside = self.e.cmp(Cmp::UGe, pcw, len);
+        let at = self.e.bink(Bin::And, addr, !3u64);
+        let lo = self.e.trunc(at);
+        let hi = self.e.bink(Bin::LShr, at, 32);
+        let hi = self.e.trunc(hi);
+        self.report_if(outside, layout::PC_FAULT, low, lo, hi);
+        let dead = self.e.k32(DEAD);
+        let n = self.e.select(outside, dead, n);
         self.end_case(n, false);
     }
 
@@ -1342,14 +1385,12 @@ impl Cx<'_> {
         self.end_case(dead, true);
     }
 
-    /// s_barrier: the wave waits until every live wave of the workgroup reached one; it resumes at the next
-    /// instruction's block.
-    pub fn barrier_then(&mut self, next: usize) {
+    /// s_barrier: the wave waits until every live wave of the workgroup reached one; the rest of its
+    /// block is a segment of its own, run when the scheduler releases the barrier.
+    pub fn barrier(&mut self) {
         let b = self.e.k32(AT_BARRIER);
         self.put(self.wstate, b);
-        let id = self.leader_id(next);
-        let n = self.e.k32(id);
-        self.end_case(n, true);
+        self.cut();
     }
 
     /// Ends the case with a jump to the next instruction when it starts a block, else continues.

@@ -169,6 +169,13 @@ impl Prepared {
         time_limit: Option<std::time::Duration>,
     ) -> Result<JobOutput, BackendError> {
         let word = |i: u32| status.get(i as usize).copied().unwrap_or(0);
+        if word(layout::FINISHED) != self.module.local_size {
+            return Err(BackendError::Device(format!(
+                "the dispatch came back with {} of its {} invocations finished",
+                word(layout::FINISHED),
+                self.module.local_size
+            )));
+        }
         match word(0) {
             layout::OK => {}
             layout::FAULT => {
@@ -205,8 +212,10 @@ impl Prepared {
             }
             layout::UNSUPPORTED => {
                 return Err(BackendError::Unsupported {
-                    instruction: format!("segment {}", word(1)),
-                    reason: "control reached a word no translated block starts at".into(),
+                    instruction: format!("word {}", word(1)),
+                    reason: "a computed jump (s_setpc, s_swappc) reached a word where no instruction the \
+                             recompiler decoded starts"
+                        .into(),
                 })
             }
             layout::PC_FAULT => {

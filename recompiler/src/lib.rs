@@ -114,7 +114,7 @@ pub mod layout {
     pub const LDS_FAULT: u32 = 4;
     /// Status kind: the program counter left the kernel (words 1..3: pc, byte address lo, hi).
     pub const PC_FAULT: u32 = 5;
-    /// Unsupported detail: control reached a word no translated block starts at (word 1: its segment).
+    /// Unsupported detail: a computed jump reached a word no translated block starts at (word 1: the word).
     pub const BAD_PC: u32 = 1;
     /// Unsupported detail: a 64-bit two-address LDS exchange whose element is half inside the allocation
     /// (word 1: pc).
@@ -123,7 +123,10 @@ pub mod layout {
     /// short (lavapipe ends every invocation's loops after 65535 iterations in all, without an error). Word
     /// 2 numbers the loop check that saw it.
     pub const HOST_LOOP: u32 = 2;
-    /// Status words: kind, pc, a, b, executed, wave, lane.
+    /// Status word every invocation adds 1 to as its last act: a dispatch that comes back with fewer
+    /// than the module's local size did not run to its end (whatever word 0 says).
+    pub const FINISHED: u32 = 7;
+    /// Status words: kind, pc, a, b, executed, wave, lane, finished.
     pub const STATUS_WORDS: u32 = 8;
 }
 
@@ -154,6 +157,14 @@ pub struct Region {
     pub bytes: u32,
     /// Byte offset in the guest-memory buffer (a multiple of 4).
     pub offset: u32,
+}
+
+/// The SPIR-V assembly text of a module (rspirv's disassembler: one instruction per line, result ids as
+/// `%N`), for contributors reading what was generated. `Err` names what is not a SPIR-V module.
+pub fn disassemble(spirv: &[u32]) -> Result<String, String> {
+    use rspirv::binary::Disassemble;
+    let module = rspirv::dr::load_words(spirv).map_err(|e| format!("not a SPIR-V module: {e}"))?;
+    Ok(module.disassemble())
 }
 
 /// Compiles the kernel `words` for `target`, `shape` and the memory `regions`.

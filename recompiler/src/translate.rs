@@ -508,8 +508,8 @@ fn sopp(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
             Ok(Done::Next)
         }
         SBarrier => {
-            cx.barrier_then(next);
-            Ok(Done::Ended)
+            cx.barrier();
+            Ok(Done::Next)
         }
         SBranch => {
             let Flow::Jump(t) = flow(inst, pc) else {

@@ -77,3 +77,34 @@ fn every_emitted_module_validates() {
     eprintln!("{compiled} modules valid, {refused} jobs refused");
     assert!(compiled > 0);
 }
+
+#[test]
+fn disassembly_names_the_entry_point_and_rejects_what_is_not_spirv() {
+    let shape = recompiler::Shape {
+        wave: 32,
+        threads: 32,
+        groups: [1, 1, 1],
+        tgid: [false; 3],
+        user_sgprs: 0,
+        lds_bytes: 0,
+        budget: 1000,
+        mode: 0xc0,
+        shared_bytes: 32768,
+    };
+    // v_mov_b32 v1, 5; s_endpgm
+    let m = recompiler::compile(
+        reference_model::isa::Target::Gfx1013,
+        &[0x7e02_0285, 0xbf81_0000],
+        shape,
+        &[],
+    )
+    .unwrap();
+    let text = recompiler::disassemble(&m.spirv).unwrap();
+    assert!(text.contains("OpEntryPoint GLCompute"), "{text}");
+    assert!(
+        text.contains("OpExecutionMode %") && text.contains("LocalSize 32 1 1"),
+        "{text}"
+    );
+    let err = recompiler::disassemble(&[0x1234_5678, 1, 2]).unwrap_err();
+    assert!(err.starts_with("not a SPIR-V module"), "{err}");
+}

@@ -1,0 +1,162 @@
+//! The vulkan backend on the default device (lavapipe in CI) against the reference model: runaway loops,
+//! faults and wave64 cross-lane operations on a host subgroup narrower than the wave.
+
+mod common;
+
+use common::{asm, have_llvm_mc, job, vulkan, vulkan_with};
+use measurements::job::{Backend, BackendError, TimeLimit};
+use reference_model::exec::{Limits, ModelBackend};
+
+/// s_branch -2 at word 2 jumps back to word 1: the wave counts in s10 forever.
+const LOOP: &str = "s_mov_b32 s10, 0\ns_add_u32 s10, s10, 1\ns_branch -2\ns_endpgm";
+
+#[test]
+fn an_endless_loop_times_out_on_its_instruction_budget() {
+    if !have_llvm_mc() {
+        return;
+    }
+    // A budget the host's loop limit leaves room for (lavapipe ends a shader's loops after 65535
+    // iterations; each guest block executed is one).
+    let limits = Limits {
+        instructions: 20_000,
+        ..Limits::default()
+    };
+    let Some(vulkan) = vulkan_with(limits) else {
+        return;
+    };
+    let j = job(&asm(32, LOOP), 32, 32, (1, 1), |l| vec![l]);
+    let model = ModelBackend { limits }.run(&j);
+    assert!(
+        matches!(model, Err(BackendError::Timeout { .. })),
+        "{model:?}"
+    );
+    match vulkan.run(&j) {
+        Err(BackendError::Timeout {
+            limit: TimeLimit::WaveInstructions,
+            instructions,
+            budget,
+            ..
+        }) => {
+            assert_eq!(budget, 20_000);
+            assert!((20_000..20_010).contains(&instructions), "{instructions}");
+        }
+        other => panic!("expected a timeout, got {other:?}"),
+    }
+    // The device survives: the next job runs.
+    let ok = job(&asm(32, "v_mov_b32 v1, 5\nv_lshlrev_b32 v2, 2, v0\nbuffer_store_dword v1, v2, s[4:7], 0 offen\ns_endpgm"), 32, 32, (1, 1), |l| vec![l]);
+    let out = vulkan.run(&ok).expect("a job after the timeout");
+    assert_eq!(out.array("out").unwrap(), &[5; 32][..]);
+}
+
+#[test]
+fn an_endless_loop_under_the_default_budget_ends_typed() {
+    if !have_llvm_mc() {
+        return;
+    }
+    let Some(vulkan) = vulkan() else { return };
+    let j = job(&asm(32, LOOP), 32, 32, (1, 1), |l| vec![l]);
+    match vulkan.run(&j) {
+        // A device without a loop limit runs the million instructions.
+        Err(BackendError::Timeout { instructions, .. }) => assert!(instructions >= 1_000_000),
+        // lavapipe stops the module's loop first: the job is refused, never reported as finished.
+        Err(BackendError::Unsupported { reason, .. }) => {
+            assert!(reason.contains("65535"), "{reason}")
+        }
+        other => panic!("expected a timeout or a refusal, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_store_outside_every_region_faults_like_the_model() {
+    if !have_llvm_mc() {
+        return;
+    }
+    let Some(vulkan) = vulkan() else { return };
+    let src = "v_mov_b32 v1, 0x10000\nv_mov_b32 v2, 0\nv_mov_b32 v3, 7\nglobal_store_dword v[1:2], v3, off\ns_endpgm";
+    let j = job(&asm(32, src), 32, 32, (1, 1), |l| vec![l]);
+    let model = ModelBackend::default().run(&j);
+    let Err(BackendError::Fault { address: ma, .. }) = model else {
+        panic!("model: {model:?}")
+    };
+    match vulkan.run(&j) {
+        Err(BackendError::Fault { address, .. }) => assert_eq!((address, ma), (0x10000, 0x10000)),
+        other => panic!("expected a fault, got {other:?}"),
+    }
+    // A buffer store past num_records is dropped by the range check, not a fault: the same on both.
+    let src = "v_mov_b32 v1, 0x4000\nv_mov_b32 v3, 7\nbuffer_store_dword v3, v1, s[4:7], 0 offen\ns_endpgm";
+    let j = job(&asm(32, src), 32, 32, (1, 1), |l| vec![l]);
+    let (m, v) = (
+        ModelBackend::default().run(&j).unwrap(),
+        vulkan.run(&j).unwrap(),
+    );
+    assert_eq!(v.arrays, m.arrays);
+    assert_eq!(v.array("out").unwrap(), &[0xdead_beef; 32][..]);
+}
+
+/// Cross-lane operations of wave64 (two waves of 64 in one workgroup): each lane's results are stored
+/// to its own eight dwords.
+const CROSS_LANE: &str = "
+    v_lshlrev_b32 v1, 2, v0          ; byte offset of lane's input
+    buffer_load_dword v2, v1, s[0:3], 0 offen
+    s_waitcnt vmcnt(0)
+    v_readlane_b32 s10, v2, 63
+    v_readlane_b32 s11, v2, 37
+    v_mov_b32 v10, s10
+    v_cmp_gt_u32 vcc, 40, v0          ; lanes 0..39 of wave 0
+    s_mov_b64 s[12:13], vcc
+    v_mov_b32 v11, s13
+    s_bcnt1_i32_b64 s14, s[12:13]
+    v_mov_b32 v12, s14
+    v_mov_b32 v13, v2 row_shr:1 bound_ctrl:0
+    v_mov_b32 v14, v2 dpp8:[7,6,5,4,3,2,1,0]
+    v_mov_b32 v16, 0
+    v_sub_nc_u32 v3, 63, v0
+    v_and_b32 v3, 63, v3
+    v_lshlrev_b32 v3, 2, v3
+    ds_bpermute_b32 v15, v3, v2
+    s_waitcnt lgkmcnt(0)
+    s_mov_b64 exec, s[12:13]
+    v_readfirstlane_b32 s15, v2
+    v_writelane_b32 v16, s11, 5
+    s_mov_b64 exec, -1
+    v_mbcnt_lo_u32_b32 v17, s12, 0
+    v_mbcnt_hi_u32_b32 v17, s13, v17
+    v_add_nc_u32 v16, s15, v16
+    v_lshlrev_b32 v4, 5, v0
+    buffer_store_dwordx4 v[10:13], v4, s[4:7], 0 offen
+    buffer_store_dwordx4 v[14:17], v4, s[4:7], 0 offen offset:16
+    s_endpgm";
+
+#[test]
+fn wave64_cross_lane_operations_are_exact_on_a_narrower_host_subgroup() {
+    if !have_llvm_mc() {
+        return;
+    }
+    let Some(vulkan) = vulkan() else { return };
+    let words = asm(64, CROSS_LANE);
+    let j = job(&words, 64, 128, (1, 8), |l| vec![0x100 + 3 * l]);
+    let m = ModelBackend::default().run(&j).expect("model");
+    let v = vulkan.run(&j).expect("vulkan");
+    assert_eq!(v.arrays, m.arrays, "vulkan and the model differ");
+    let out = v.array("out").unwrap();
+    let input = |l: u32| 0x100 + 3 * l;
+    for l in 0..128u32 {
+        let (w, i) = (l / 64, l % 64);
+        let r = &out[l as usize * 8..][..8];
+        assert_eq!(r[0], input(w * 64 + 63), "lane {l}: v_readlane 63");
+        // v0 is the thread id in the workgroup: only wave 0 has lanes below 40.
+        let below = if w == 0 { 40 } else { 0 };
+        assert_eq!(
+            r[1],
+            if w == 0 { 0xff } else { 0 },
+            "lane {l}: high word of the mask"
+        );
+        assert_eq!(r[2], below, "lane {l}: s_bcnt1");
+        assert_eq!(
+            r[5],
+            input(w * 64 + 63 - i),
+            "lane {l}: ds_bpermute reversed"
+        );
+        assert_eq!(r[7], i.min(below), "lane {l}: v_mbcnt");
+    }
+}
