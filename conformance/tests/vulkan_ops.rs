@@ -99,7 +99,7 @@ fn candidates() -> Vec<(&'static str, u32, [u32; 2])> {
 }
 
 /// Probes per kernel.
-const BATCH: usize = 16;
+const BATCH: usize = 32;
 
 struct Probe {
     wave: u32,
