@@ -50,8 +50,9 @@ arrays add up to more than 1 GiB is refused (unsupported) before anything is all
 
 Backends: `model` (the reference model); `vulkan` (the recompiler on lavapipe, or on the only Vulkan device),
 `vulkan:NAME` (on the device whose name contains NAME; --list-devices shows them). Floating-point operations
-are refused by `vulkan` for now (counted unsupported). `hsa` is not in this build: naming it exits 2. `all`
-runs the model and every Vulkan device and says on stderr what it left out.
+are refused by `vulkan` for now (counted unsupported). lavapipe ends every shader loop after 65535 iterations:
+a job that runs longer per invocation is refused there, never reported finished. `hsa` is not in this build:
+naming it exits 2. `all` runs the model and every Vulkan device and says on stderr what it left out.
 
 Exit status: 0 no cell mismatched outside the known differences; 1 some did (stderr names the backends,
 suites, cell counts and first measurement IDs); 2 bad input or usage. Output cut short by its reader

@@ -2,6 +2,8 @@
 //! of `measurements/tests/data` go through the importer (`oracle import-peer`'s path) and then through
 //! `conformance --backend model`, and every cell lands where it should.
 
+mod common;
+
 use conformance::{verify, Options};
 use measurements::job::{Backend, BackendError, Job};
 use measurements::kernel::{Array, Kernel};
@@ -10,11 +12,7 @@ use measurements::{Dataset, FloatMode};
 use reference_model::exec::memory::GuestMemory;
 use reference_model::exec::ModelBackend;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::Arc;
-
-/// LLVM 19's assembler (Debian llvm-19, which CI installs).
-const LLVM_MC: &str = "/usr/lib/llvm-19/bin/llvm-mc";
 
 fn data(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -24,45 +22,7 @@ fn data(name: &str) -> PathBuf {
 
 /// Assembles gfx1030 wave32 source into words.
 fn asm(src: &str) -> Vec<u32> {
-    use std::io::Write;
-    let mut child = Command::new(LLVM_MC)
-        .args([
-            "-triple=amdgcn",
-            "-mcpu=gfx1030",
-            "-mattr=+wavefrontsize32",
-            "-show-encoding",
-        ])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("llvm-mc (Debian llvm-19) must be installed");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(src.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(
-        out.status.success(),
-        "llvm-mc: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let bytes: Vec<u8> = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter_map(|l| l.split("encoding: [").nth(1))
-        .flat_map(|enc| {
-            enc.trim_end_matches(']')
-                .split(',')
-                .map(|b| u8::from_str_radix(b.trim().trim_start_matches("0x"), 16).unwrap())
-                .collect::<Vec<_>>()
-        })
-        .collect();
-    bytes
-        .chunks(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect()
+    common::asm_for("gfx1030", 32, src)
 }
 
 /// Imports peer JSON texts into a temporary measurements folder, as `oracle import-peer --out` does.
@@ -83,7 +43,7 @@ fn read(name: &str) -> String {
 
 /// `conformance --measurements DIR --backend model --format json`: the model's summary and the exit status.
 fn run_cli(dir: &Path) -> (serde_json::Value, i32) {
-    let out = Command::new(env!("CARGO_BIN_EXE_conformance"))
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_conformance"))
         .args(["--measurements", dir.to_str().unwrap()])
         .args(["--backend", "model", "--format", "json"])
         .output()

@@ -54,10 +54,15 @@ pub fn have_llvm_mc() -> bool {
 
 /// Assembles gfx1013 source for a wave size.
 pub fn asm(wave: u32, src: &str) -> Vec<u32> {
+    asm_for("gfx1013", wave, src)
+}
+
+/// Assembles source for a chip (`-mcpu`) and wave size.
+pub fn asm_for(mcpu: &str, wave: u32, src: &str) -> Vec<u32> {
     let mut child = Command::new(LLVM_MC)
         .args([
             "-triple=amdgcn",
-            "-mcpu=gfx1013",
+            &format!("-mcpu={mcpu}"),
             &format!("-mattr=+wavefrontsize{wave}"),
             "-show-encoding",
             "-",
@@ -66,7 +71,7 @@ pub fn asm(wave: u32, src: &str) -> Vec<u32> {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .expect("llvm-mc");
+        .expect("llvm-mc (Debian llvm-19) must be installed");
     child
         .stdin
         .take()
