@@ -945,7 +945,8 @@ fn vector(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
                 cx.set_mask_at(d as u32, mask);
             }
         } else {
-            match inst.operand(Role::Sdst) {
+            // VOPC in the VOP3 encoding names its SGPR(s) in the VDST field (`Instruction::mask_dst`), e32 VCC.
+            match inst.mask_dst() {
                 Some(d) => cx.write_mask(d, mask, inst, pc)?,
                 None => cx.set_mask_at(sreg::VCC_LO, mask),
             }
@@ -1024,7 +1025,7 @@ fn vector(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
             cx.cut();
             let mask = cx.gather_mask();
             cx.next_slot();
-            match inst.operand(Role::Sdst) {
+            match inst.mask_dst() {
                 Some(o) => cx.write_mask(o, mask, inst, pc)?,
                 None => cx.set_mask_at(sreg::VCC_LO, mask),
             }

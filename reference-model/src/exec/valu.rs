@@ -305,8 +305,9 @@ impl<'i> Io<'i> {
         Ok(())
     }
 
-    /// Writes a per-lane mask (compare result, carry-out): to the sdst operand when the form has one, else
-    /// VCC. Lanes that did not compute read 0 (rule `valu.mask_inactive_zero`).
+    /// Writes a per-lane mask (compare result, carry-out): to the SGPR(s) the form names (a VOP3B SDST, the
+    /// VDST field of VOPC in the VOP3 encoding: [`Instruction::mask_dst`]), else VCC. Lanes that did not compute
+    /// read 0 (rule `valu.mask_inactive_zero`).
     pub fn write_mask(&self, cx: &mut Ctx, m: u64) -> Result<(), BackendError> {
         let m = m & self.write;
         // VOPC SDWA names its scalar destination in the SDWA dword (SD set), VCC otherwise.
@@ -316,7 +317,7 @@ impl<'i> Io<'i> {
             }
             return Ok(());
         }
-        match self.inst.operand(Role::Sdst) {
+        match self.inst.mask_dst() {
             Some(op) => cx.write_mask(op, m).map_err(|e| self.err(&e)),
             None => {
                 cx.wave.set_mask_at(super::state::sreg::VCC_LO, m);

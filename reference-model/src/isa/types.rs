@@ -330,6 +330,22 @@ impl Instruction {
             .map(|s| s.operand)
     }
 
+    /// The scalar register(s) a VALU lane mask (compare result, carry-out) goes to when the instruction names
+    /// them: the SDST operand (VOP3B carry-outs, word 0 bits [14:8]), or, for VOPC in the VOP3 encoding
+    /// (`v_cmp*_e64`), the VDST field, word 0 bits [7:0], which names an SGPR, a pair in wave64 (RDNA ISA
+    /// guide, VOP3A: VDST is the destination VGPR, or the SGPR(s) of a VOPC result; LLVM's
+    /// llvm/test/MC/AMDGPU/gfx10_asm_vopc_e64.s encodes `v_cmp_f_f32_e64 s[12:13], v1, v2` as
+    /// `[0x0c,0x00,0x00,0xd4,...]`). LLVM's operand templates give that field the role `Vdst`, so it is not
+    /// `operand(Role::Sdst)`. `None` where the mask goes to VCC implicitly (e32, DPP) or where the SDWA dword
+    /// names it ([`Control::Sdwa`]).
+    pub fn mask_dst(&self) -> Option<Operand> {
+        self.operand(Role::Sdst)
+            .or(match (self.encoding, self.operand(Role::Vdst)) {
+                (Encoding::Vop3, Some(o)) if !matches!(o, Operand::Vgpr { .. }) => Some(o),
+                _ => None,
+            })
+    }
+
     /// The words this instruction occupies.
     pub fn encoded(&self) -> &[u32] {
         &self.words[..self.size as usize]
