@@ -102,8 +102,7 @@ const CROSS_LANE: &str = "
     v_readlane_b32 s10, v2, 63
     v_readlane_b32 s11, v2, 37
     v_mov_b32 v10, s10
-    v_cmp_gt_u32 vcc, 40, v0          ; lanes 0..39 of wave 0
-    s_mov_b64 s[12:13], vcc
+    v_cmp_gt_u32 s[12:13], 40, v0     ; lanes 0..39 of wave 0 (VOP3: the mask goes to s[12:13])
     v_mov_b32 v11, s13
     s_bcnt1_i32_b64 s14, s[12:13]
     v_mov_b32 v12, s14

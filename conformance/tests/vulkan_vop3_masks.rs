@@ -4,48 +4,14 @@
 //! VDST; LLVM's llvm/test/MC/AMDGPU/gfx10_asm_vopc_e64.s); a VOP3B carry-out writes its SDST (bits [14:8]);
 //! v_cmpx_*_e64 writes EXEC only. Outside CI a missing lavapipe skips the Vulkan half with a note.
 
+mod common;
+
+use common::asm;
 use measurements::job::{Backend, Job};
 use measurements::kernel::Kernel;
 use measurements::FloatMode;
 use reference_model::exec::{Limits, ModelBackend};
 use std::sync::Arc;
-
-fn asm(wave: u32, src: &str) -> Vec<u32> {
-    let out = std::process::Command::new("/usr/lib/llvm-19/bin/llvm-mc")
-        .args([
-            "-triple=amdgcn",
-            "-mcpu=gfx1013",
-            &format!("-mattr=+wavefrontsize{wave}"),
-            "-show-encoding",
-        ])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .and_then(|mut c| {
-            use std::io::Write;
-            c.stdin.take().unwrap().write_all(src.as_bytes())?;
-            c.wait_with_output()
-        })
-        .expect("llvm-mc (Debian llvm-19) must be installed");
-    assert!(
-        out.status.success() && !String::from_utf8_lossy(&out.stderr).contains("error"),
-        "llvm-mc failed on:\n{src}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let mut bytes = Vec::new();
-    for line in String::from_utf8_lossy(&out.stdout).lines() {
-        if let Some(enc) = line.split("encoding: [").nth(1) {
-            for b in enc.trim_end_matches(']').split(',') {
-                bytes.push(u8::from_str_radix(b.trim().trim_start_matches("0x"), 16).unwrap());
-            }
-        }
-    }
-    bytes
-        .chunks(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect()
-}
 
 /// One wave of `wave` lanes (v0 = lane id) runs `body` and stores v10..v13 per lane.
 fn job(wave: u32, body: &str) -> Job {
