@@ -428,6 +428,14 @@ fn recompile_errors_name_what_is_wrong() {
         ),
         (&["recompile"][..], "nothing to compile"),
         (&["recompile", "--wave", "16", "bf810000"][..], "--wave 16"),
+        (
+            &["recompile", "--lds", "65540", "bf810000"][..],
+            "65540 bytes of LDS per workgroup (gfx10 has 65536)",
+        ),
+        (
+            &["recompile", "--threads", "0", "bf810000"][..],
+            "0 threads per workgroup",
+        ),
         (&["recompile", "zz"][..], "zz"),
         // s_sethalt 1: the recompiler refuses it before anything runs.
         (

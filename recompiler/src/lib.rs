@@ -143,6 +143,8 @@ pub struct Module {
 
 /// The most guest workgroups one module runs (they run one after another in one host workgroup).
 pub const MAX_GROUPS: u32 = 1 << 20;
+/// LDS bytes of a gfx10 workgroup.
+pub const MAX_LDS_BYTES: u32 = 64 << 10;
 /// The most memory regions a launch maps.
 pub const MAX_REGIONS: usize = 64;
 
@@ -186,6 +188,15 @@ pub fn compile(
             reason: format!(
                 "{} threads per workgroup (gfx10 allows 1 to 1024)",
                 shape.threads
+            ),
+        });
+    }
+    if shape.lds_bytes > MAX_LDS_BYTES {
+        return Err(Refusal {
+            instruction: "launch".into(),
+            reason: format!(
+                "{} bytes of LDS per workgroup (gfx10 has {MAX_LDS_BYTES})",
+                shape.lds_bytes
             ),
         });
     }
