@@ -202,6 +202,24 @@ impl Prepared {
                         .into(),
                 })
             }
+            layout::UNSUPPORTED if word(3) == layout::FORMAT => {
+                let a = word(2);
+                let reason = match a & 0xff {
+                    1 => format!(
+                        "a format load through a V# of format {}: only UINT and SINT formats with 8-, 16- or \
+                         32-bit components and 32-bit FLOAT are translated (the others convert to float)",
+                        a >> 8
+                    ),
+                    2 => format!("a format load through a V# whose DST_SEL {} is reserved (2 or 3)", a >> 8),
+                    _ => "a format load of an element not aligned to its component size (not documented or \
+                          measured; the model refuses it too)"
+                        .into(),
+                };
+                return Err(BackendError::Unsupported {
+                    instruction: format!("word {}", word(1)),
+                    reason,
+                });
+            }
             layout::UNSUPPORTED if word(3) == layout::PARTIAL_LDS => {
                 return Err(BackendError::Unsupported {
                     instruction: format!("word {}", word(1)),

@@ -126,6 +126,10 @@ pub mod layout {
     /// Status word every invocation adds 1 to as its last act: a dispatch that comes back with fewer
     /// than the module's local size did not run to its end (whatever word 0 says).
     pub const FINISHED: u32 = 7;
+    /// Unsupported detail: a format load the module cannot run exactly (word 2: 1 | format << 8 for a format
+    /// outside the translated ones, 2 | component << 8 for a reserved DST_SEL, 3 for an element not aligned to
+    /// its component size).
+    pub const FORMAT: u32 = 4;
     /// Status words: kind, pc, a, b, executed, wave, lane, finished.
     pub const STATUS_WORDS: u32 = 8;
 }

@@ -1307,13 +1307,21 @@ fn buffer(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
             "buffer loads to LDS and TFE are not modelled",
         ));
     }
-    let Some((bytes, signed, dwords)) = access_width(op) else {
+    let format_n = match op {
+        Op::BufferLoadFormatX => Some(1),
+        Op::BufferLoadFormatXy => Some(2),
+        Op::BufferLoadFormatXyz => Some(3),
+        Op::BufferLoadFormatXyzw => Some(4),
+        _ => None,
+    };
+    let access_width = access_width(op);
+    if access_width.is_none() && format_n.is_none() {
         return Err(refusal(
             inst,
             pc,
-            "buffer format, d16 and atomic operations are not translated yet",
+            "format stores, d16 and atomic buffer operations are not translated yet",
         ));
-    };
+    }
     let store = writes_memory(op);
     let Some(Operand::Sgpr { first: rs, .. }) = inst.operand(Role::Srsrc) else {
         return Err(refusal(inst, pc, "buffer resource is not an SGPR range"));
@@ -1355,6 +1363,16 @@ fn buffer(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
             }
         }
     };
+    if let Some(n) = format_n {
+        let dst = data_reg(cx, Role::Vdst).or_else(|_| data_reg(cx, Role::Vdata))?;
+        let so = soffset(cx)?;
+        let access = BufferAccess::new(cx, rs as u32, vindex, voffset, f.offset as u32, so);
+        format_load(cx, &access, rs as u32, dst, n, pc);
+        return Ok(Done::Next);
+    }
+    let Some((bytes, signed, dwords)) = access_width else {
+        unreachable!("checked above")
+    };
     if !store {
         let dst = data_reg(cx, Role::Vdst).or_else(|_| data_reg(cx, Role::Vdata))?;
         let n = if bytes == 4 { dwords } else { 1 };
@@ -1389,6 +1407,164 @@ fn buffer(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
     }
     crate::units::store(cx, crate::units::SPACE_MEM, &pieces, bytes);
     Ok(Done::Next)
+}
+
+/// The buffer formats format loads translate: UINT and SINT with components of one width (8, 16 or 32 bits)
+/// at consecutive places, and 32-bit FLOAT (a copy); the others convert to float and wait for issue 12. Each
+/// entry: (format code, components, bits, signed, float).
+fn int_formats() -> Vec<(u32, u32, u32, bool, bool)> {
+    use reference_model::exec::format::{lookup, Num};
+    (0..128u8)
+        .filter_map(|code| lookup(code).ok())
+        .filter_map(|f| {
+            let bits = f.bits[0];
+            let uniform = (0..f.comps).all(|c| f.bits[c] == bits && f.shift[c] == c as u32 * bits);
+            let kind = match f.num {
+                Num::Uint => Some((false, false)),
+                Num::Sint => Some((true, false)),
+                Num::Float if bits == 32 => Some((false, true)),
+                _ => None,
+            };
+            let (signed, float) = kind.filter(|_| uniform && matches!(bits, 8 | 16 | 32))?;
+            Some((f.code as u32, f.comps as u32, bits, signed, float))
+        })
+        .collect()
+}
+
+/// `buffer_load_format_*` (n components, not d16) as `reference_model::exec::mem_ops` runs it: the format is
+/// V# data, so it is decoded in the shader; a format outside [`int_formats`], a reserved DST_SEL or an element
+/// not aligned to its component size ends the job as unsupported there (the model refuses the same three), before
+/// any lane's access. Each lane reads its whole element or nothing (range-checked all or nothing), in 4-byte
+/// pieces at their own (swizzled) addresses; DST_SEL picks each output from the components and 0, 1.
+fn format_load(cx: &mut Cx, access: &BufferAccess, rs: u32, dst: u32, n: u32, pc: usize) {
+    let w3 = cx.sget(rs + 3);
+    let pcv = cx.e.k32(pc as u32);
+    let code = cx.e.field(w3, 12, 7);
+    let (mut comps, mut bits, mut signed, mut float, mut known) = {
+        let z = cx.e.k32(0);
+        let f = cx.e.kbool(false);
+        (z, z, f, f, f)
+    };
+    for (c, k, b, sg, fl) in int_formats() {
+        let e = &mut cx.e;
+        let cv = e.k32(c);
+        let is = e.cmp(Cmp::Eq, code, cv);
+        let kv = e.k32(k);
+        comps = e.select(is, kv, comps);
+        let bv = e.k32(b);
+        bits = e.select(is, bv, bits);
+        let sv = e.kbool(sg);
+        signed = e.select(is, sv, signed);
+        let fv = e.kbool(fl);
+        float = e.select(is, fv, float);
+        known = e.bor(known, is);
+    }
+    let detail = cx.e.k32(crate::layout::FORMAT);
+    let unknown = cx.e.bnot(known);
+    let why = cx.e.bink(Bin::Shl, code, 8);
+    let why = cx.e.bink(Bin::Or, why, 1);
+    cx.report_if(unknown, crate::layout::UNSUPPORTED, pcv, why, detail);
+    let sels: Vec<Sv> = (0..n).map(|i| cx.e.field(w3, 3 * i, 3)).collect();
+    for (i, &sel) in sels.iter().enumerate() {
+        let e = &mut cx.e;
+        let two = e.k32(2);
+        let three = e.k32(3);
+        let a = e.cmp(Cmp::Eq, sel, two);
+        let b = e.cmp(Cmp::Eq, sel, three);
+        let reserved = e.bor(a, b);
+        let why = e.k32(2 | (i as u32) << 8);
+        cx.report_if(reserved, crate::layout::UNSUPPORTED, pcv, why, detail);
+    }
+    let active = cx.active();
+    let e = &mut cx.e;
+    let nbytes = e.bin(Bin::Mul, comps, bits);
+    let nbytes = e.bink(Bin::LShr, nbytes, 3);
+    let size = e.zext(nbytes);
+    let (whole, in_range) = access.piece_of(cx, 0, size);
+    // Alignment: the component size, at most 4.
+    let e = &mut cx.e;
+    let cbytes = e.bink(Bin::LShr, bits, 3);
+    let cbytes = e.bink(Bin::UMin, cbytes, 4);
+    let am1 = e.bink(Bin::Sub, cbytes, 1);
+    let am1 = e.zext(am1);
+    let low = e.bin(Bin::And, whole, am1);
+    let misaligned = e.nz(low);
+    let bad = e.band(misaligned, active);
+    let why = e.k32(3);
+    cx.report_if(bad, crate::layout::UNSUPPORTED, pcv, why, detail);
+    // The element's dwords: piece 0 of 1, 2 or 4 bytes, then whole dwords.
+    let go = cx.e.band(in_range, active);
+    let mut d = Vec::new();
+    {
+        let mut first = cx.e.k32(0);
+        for len in [1u32, 2, 4] {
+            let e = &mut cx.e;
+            let lv = e.k32(len);
+            let b = e.bink(Bin::UMin, nbytes, 4);
+            let is = e.cmp(Cmp::Eq, b, lv);
+            let g = e.band(go, is);
+            let (addr, _) = access.piece(cx, 0, len);
+            let v = crate::units::load(cx, &[(addr, g)], len, pc)[0];
+            first = cx.e.select(is, v, first);
+        }
+        d.push(first);
+    }
+    for k in 1..4u32 {
+        let e = &mut cx.e;
+        let kb = e.k32(4 * k);
+        let has = e.cmp(Cmp::UGt, nbytes, kb);
+        let g = e.band(go, has);
+        let (addr, _) = access.piece(cx, 4 * k, 4);
+        let v = crate::units::load(cx, &[(addr, g)], 4, pc)[0];
+        d.push(v);
+    }
+    // Components after extension; the DST_SEL "one" of the format's kind.
+    let e = &mut cx.e;
+    let one_int = e.k32(1);
+    let one_f = e.k32(0x3f80_0000);
+    let one = e.select(float, one_f, one_int);
+    let k8 = e.k32(8);
+    let k16 = e.k32(16);
+    let is8 = e.cmp(Cmp::Eq, bits, k8);
+    let is16 = e.cmp(Cmp::Eq, bits, k16);
+    let comp: Vec<Sv> = (0..4u32)
+        .map(|c| {
+            let b8 = e.bink(Bin::LShr, d[0], 8 * c as u64);
+            let b8 = e.bink(Bin::And, b8, 0xff);
+            let s8 = e.sext_in(b8, 8);
+            let b8 = e.select(signed, s8, b8);
+            let h = e.bink(Bin::LShr, d[c as usize / 2], 16 * (c as u64 % 2));
+            let h = e.bink(Bin::And, h, 0xffff);
+            let s16 = e.sext_in(h, 16);
+            let h = e.select(signed, s16, h);
+            let v = e.select(is16, h, d[c as usize]);
+            e.select(is8, b8, v)
+        })
+        .collect();
+    let mut outs = Vec::new();
+    for &sel in &sels {
+        let e = &mut cx.e;
+        let z = e.k32(0);
+        let k1 = e.k32(1);
+        let mut v = z;
+        let is1 = e.cmp(Cmp::Eq, sel, k1);
+        v = e.select(is1, one, v);
+        for (c, &cv) in comp.iter().enumerate() {
+            let s = e.k32(4 + c as u32);
+            let is = e.cmp(Cmp::Eq, sel, s);
+            let cc = e.k32(c as u32);
+            let present = e.cmp(Cmp::ULt, cc, comps);
+            let missing = if c == 3 { one } else { z };
+            let x = e.select(present, cv, missing);
+            v = e.select(is, x, v);
+        }
+        let v = e.select(in_range, v, z);
+        outs.push(v);
+    }
+    let active = cx.active();
+    for (i, v) in outs.into_iter().enumerate() {
+        cx.vset_if(dst + i as u32, v, active);
+    }
 }
 
 /// A buffer access's V# (in s[rs..rs+4)) and lane terms, decoded once for all its pieces.
@@ -1453,6 +1629,12 @@ impl BufferAccess {
     /// The address and range check of bytes `[at, at + size)` of the access, as
     /// `reference_model::exec::buffer::piece` computes them (rule buffer.range_check).
     fn piece(&self, cx: &mut Cx, at: u32, size: u32) -> (Sv, Sv) {
+        let size = cx.e.k64(size as u64);
+        self.piece_of(cx, at, size)
+    }
+
+    /// [`BufferAccess::piece`] for a size known at run time (64-bit).
+    fn piece_of(&self, cx: &mut Cx, at: u32, size: Sv) -> (Sv, Sv) {
         let e = &mut cx.e;
         let offset = e.bink(Bin::Add, self.offset, at as u64);
         let linear = {
@@ -1480,7 +1662,7 @@ impl BufferAccess {
         let boff = e.select(self.swizzle, swz, linear);
         let addr = e.bin(Bin::Add, self.start, boff);
         let addr = e.bink(Bin::And, addr, 0xffff_ffff_ffff);
-        let end = e.bink(Bin::Add, offset, size as u64);
+        let end = e.bin(Bin::Add, offset, size);
         let idx_ok = e.cmp(Cmp::ULt, self.index, self.records64);
         let z64 = e.k64(0);
         let stride0 = e.cmp(Cmp::Eq, self.stride64, z64);
