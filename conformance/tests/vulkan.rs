@@ -174,7 +174,7 @@ fn format_job(format: u32, dst_sel: [u32; 4]) -> measurements::job::Job {
         vec![
             0x8180_7f01 ^ l,
             0xfffe_8001 + l,
-            0x1234_5678 * (l + 1),
+            0x1234_5678u32.wrapping_mul(l + 1),
             0x8000_0000 | l,
         ]
     })
