@@ -107,6 +107,8 @@ const CROSS_LANE: &str = "
     s_bcnt1_i32_b64 s14, s[12:13]
     v_mov_b32 v12, s14
     v_mov_b32 v13, v2 row_shr:1 bound_ctrl:0
+    v_mov_b32 v18, v2 quad_perm:[3,1,2,0]
+    v_xor_b32 v13, v13, v18           ; row_shr and quad_perm both reach the compared memory
     v_mov_b32 v14, v2 dpp8:[7,6,5,4,3,2,1,0]
     v_mov_b32 v16, 0
     v_sub_nc_u32 v3, 63, v0

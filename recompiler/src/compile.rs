@@ -341,13 +341,7 @@ impl<'p> Cx<'p> {
         inst: &Instruction,
         pc: usize,
     ) -> Result<(), Refusal> {
-        let r = sreg_index(op).ok_or_else(|| {
-            refusal(
-                inst,
-                pc,
-                format!("destination {op:?} is not a scalar register"),
-            )
-        })?;
+        let r = sdst_index(op, inst, pc)?;
         self.sset(r, v);
         Ok(())
     }
@@ -360,13 +354,7 @@ impl<'p> Cx<'p> {
         inst: &Instruction,
         pc: usize,
     ) -> Result<(), Refusal> {
-        let r = sreg_index(op).ok_or_else(|| {
-            refusal(
-                inst,
-                pc,
-                format!("destination {op:?} is not a scalar register"),
-            )
-        })?;
+        let r = sdst_index(op, inst, pc)?;
         if r == sreg::NULL {
             return Ok(());
         }
@@ -385,13 +373,7 @@ impl<'p> Cx<'p> {
         inst: &Instruction,
         pc: usize,
     ) -> Result<(), Refusal> {
-        let r = sreg_index(op).ok_or_else(|| {
-            refusal(
-                inst,
-                pc,
-                format!("destination {op:?} is not a scalar register"),
-            )
-        })?;
+        let r = sdst_index(op, inst, pc)?;
         if r != sreg::NULL {
             self.set_mask_at(r, m);
         }
@@ -630,6 +612,17 @@ impl<'p> Cx<'p> {
         let hi = self.e.load32(p);
         self.e.pack(lo, hi)
     }
+}
+
+/// SGPR-file index of a scalar destination, or the refusal naming it.
+fn sdst_index(op: Operand, inst: &Instruction, pc: usize) -> Result<u32, Refusal> {
+    sreg_index(op).ok_or_else(|| {
+        refusal(
+            inst,
+            pc,
+            format!("destination {op:?} is not a scalar register"),
+        )
+    })
 }
 
 /// SGPR-file index of a scalar register operand.

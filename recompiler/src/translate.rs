@@ -654,19 +654,7 @@ fn dpp_prelude(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Option<(u32
             let l = e.bink(Bin::And, lane, 15);
             let yes = e.kbool(true);
             let (src, ok) = match d.ctrl {
-                DppCtrl::QuadPerm(p) => {
-                    let packed = p
-                        .iter()
-                        .enumerate()
-                        .fold(0u32, |a, (i, &x)| a | (x as u32 & 3) << (2 * i));
-                    let q = e.bink(Bin::And, lane, 3);
-                    let sh = e.bink(Bin::Mul, q, 2);
-                    let k = e.k32(packed);
-                    let sel = e.bin(Bin::LShr, k, sh);
-                    let sel = e.bink(Bin::And, sel, 3);
-                    let base = e.bink(Bin::And, lane, !3u32 as u64);
-                    (e.bin(Bin::Or, base, sel), yes)
-                }
+                DppCtrl::QuadPerm(p) => (table_lane(e, lane, &p, 2), yes),
                 DppCtrl::RowShl(n) => {
                     let s = e.bink(Bin::Add, l, n as u64);
                     let k = e.k32(15);
@@ -741,18 +729,7 @@ fn dpp_prelude(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Option<(u32
             let Control::Dpp8(d) = inst.control else {
                 unreachable!("DPP8")
             };
-            let packed = d
-                .sel
-                .iter()
-                .enumerate()
-                .fold(0u32, |a, (i, &x)| a | (x as u32 & 7) << (3 * i));
-            let g = e.bink(Bin::And, lane, 7);
-            let sh = e.bink(Bin::Mul, g, 3);
-            let k = e.k32(packed);
-            let sel = e.bin(Bin::LShr, k, sh);
-            let sel = e.bink(Bin::And, sel, 7);
-            let base = e.bink(Bin::And, lane, !7u32 as u64);
-            let src = e.bin(Bin::Or, base, sel);
+            let src = table_lane(e, lane, &d.sel, 3);
             let src_on = bit(e, exec, src);
             let fi = e.kbool(d.fi);
             let valid = e.bor(fi, src_on);
@@ -1292,6 +1269,22 @@ fn extend(cx: &mut Cx, v: Sv, bytes: u32, signed: bool) -> Sv {
     } else {
         v
     }
+}
+
+/// The source lane of a lane-select table (DPP quad_perm: `bits` 2, DPP8: 3): lane `l` reads the lane of its
+/// group of `2^bits` that entry `l % 2^bits` names.
+fn table_lane(e: &mut crate::spv::Emit, lane: Sv, table: &[u8], bits: u32) -> Sv {
+    let size = 1u32 << bits;
+    let packed = table.iter().enumerate().fold(0u32, |a, (i, &x)| {
+        a | (x as u32 & (size - 1)) << (bits * i as u32)
+    });
+    let g = e.bink(Bin::And, lane, size as u64 - 1);
+    let sh = e.bink(Bin::Mul, g, bits as u64);
+    let k = e.k32(packed);
+    let sel = e.bin(Bin::LShr, k, sh);
+    let sel = e.bink(Bin::And, sel, size as u64 - 1);
+    let base = e.bink(Bin::And, lane, !(size - 1) as u64);
+    e.bin(Bin::Or, base, sel)
 }
 
 fn buffer(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {

@@ -235,9 +235,9 @@ fn byte_mask(e: &mut Emit, len: Sv) -> Sv {
     e.bink(Bin::Sub, m, 1)
 }
 
-/// Reads `len` (1, 2 or 4) bytes at byte offset `off` of `arr`, little-endian, any alignment (the arrays
-/// have a dword of slack at the end).
-pub(crate) fn read_bytes(e: &mut Emit, arr: Array, off: Sv, len: Sv) -> Sv {
+/// The two dwords of `arr` that bytes from offset `off` on can touch: their pointers, their value (64-bit) and
+/// the bit shift of `off` inside it (64-bit).
+fn dword_pair(e: &mut Emit, arr: Array, off: Sv) -> ((Word, Word), Sv, Sv) {
     let w = e.bink(Bin::LShr, off, 2);
     let sh = e.bink(Bin::And, off, 3);
     let sh = e.bink(Bin::Mul, sh, 8);
@@ -247,7 +247,13 @@ pub(crate) fn read_bytes(e: &mut Emit, arr: Array, off: Sv, len: Sv) -> Sv {
     let p1 = e.elem(arr, w1.id);
     let lo = e.load32(p0);
     let hi = e.load32(p1);
-    let both = e.pack(lo, hi);
+    ((p0, p1), e.pack(lo, hi), sh64)
+}
+
+/// Reads `len` (1, 2 or 4) bytes at byte offset `off` of `arr`, little-endian, any alignment (the arrays
+/// have a dword of slack at the end).
+pub(crate) fn read_bytes(e: &mut Emit, arr: Array, off: Sv, len: Sv) -> Sv {
+    let (_, both, sh64) = dword_pair(e, arr, off);
     let v = e.bin(Bin::LShr, both, sh64);
     let m = byte_mask(e, len);
     let v = e.bin(Bin::And, v, m);
@@ -260,16 +266,7 @@ pub(crate) fn read_bytes(e: &mut Emit, arr: Array, off: Sv, len: Sv) -> Sv {
 pub(crate) fn write_bytes(e: &mut Emit, arr: Array, cond: Sv, off: Sv, len: Sv, v: Sv) {
     let z = e.k32(0);
     let off = e.select(cond, off, z);
-    let w = e.bink(Bin::LShr, off, 2);
-    let sh = e.bink(Bin::And, off, 3);
-    let sh = e.bink(Bin::Mul, sh, 8);
-    let sh64 = e.zext(sh);
-    let w1 = e.bink(Bin::Add, w, 1);
-    let p0 = e.elem(arr, w.id);
-    let p1 = e.elem(arr, w1.id);
-    let lo = e.load32(p0);
-    let hi = e.load32(p1);
-    let old = e.pack(lo, hi);
+    let ((p0, p1), old, sh64) = dword_pair(e, arr, off);
     let ones = byte_mask(e, len);
     let m = e.bin(Bin::Shl, ones, sh64);
     let val = e.zext(v);
