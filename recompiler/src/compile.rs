@@ -792,18 +792,12 @@ pub(crate) fn compile(
         e.b.store(p, z, None, []).expect("store");
     });
     cx.e.barrier();
-    let l0_header = cx.e.b.id();
-    let l0_check = cx.e.b.id();
+    let crate::spv::Loop {
+        header: l0_header,
+        cont: l0_cont,
+        merge: l0_merge,
+    } = cx.e.open_loop();
     let l0_body = cx.e.b.id();
-    let l0_cont = cx.e.b.id();
-    let l0_merge = cx.e.b.id();
-    cx.e.b.branch(l0_header).expect("branch");
-    cx.e.block(l0_header);
-    cx.e.b
-        .loop_merge(l0_merge, l0_cont, spirv::LoopControl::DONT_UNROLL, [])
-        .expect("loop");
-    cx.e.b.branch(l0_check).expect("branch");
-    cx.e.block(l0_check);
     let g = cx.get(gw);
     let more = cx.e.cmp(Cmp::ULt, g, totalv);
     // Stop early once a wave faulted or timed out.
@@ -1019,17 +1013,11 @@ fn init_group(cx: &mut Cx, g: Sv) {
 
 /// The dispatcher loop of one guest workgroup.
 fn dispatch(cx: &mut Cx) -> Result<(), Refusal> {
-    let l1_header = cx.e.b.id();
-    let l1_body = cx.e.b.id();
-    let l1_cont = cx.e.b.id();
-    let l1_merge = cx.e.b.id();
-    cx.e.b.branch(l1_header).expect("branch");
-    cx.e.block(l1_header);
-    cx.e.b
-        .loop_merge(l1_merge, l1_cont, spirv::LoopControl::DONT_UNROLL, [])
-        .expect("loop");
-    cx.e.b.branch(l1_body).expect("branch");
-    cx.e.block(l1_body);
+    let crate::spv::Loop {
+        header: l1_header,
+        cont: l1_cont,
+        merge: l1_merge,
+    } = cx.e.open_loop();
     cx.e.barrier();
     let z = cx.e.c32(0);
     let pc0 = cx.e.elem(cx.sched, z);
@@ -1087,17 +1075,11 @@ fn dispatch(cx: &mut Cx) -> Result<(), Refusal> {
 fn run_wave(cx: &mut Cx) -> Result<(), Refusal> {
     let z = cx.e.k32(0);
     cx.put(cx.yld, z);
-    let l2_header = cx.e.b.id();
-    let l2_body = cx.e.b.id();
-    let l2_cont = cx.e.b.id();
-    let l2_merge = cx.e.b.id();
-    cx.e.b.branch(l2_header).expect("branch");
-    cx.e.block(l2_header);
-    cx.e.b
-        .loop_merge(l2_merge, l2_cont, spirv::LoopControl::DONT_UNROLL, [])
-        .expect("loop");
-    cx.e.b.branch(l2_body).expect("branch");
-    cx.e.block(l2_body);
+    let crate::spv::Loop {
+        header: l2_header,
+        cont: l2_cont,
+        merge: l2_merge,
+    } = cx.e.open_loop();
     let segv = cx.get(cx.seg);
     let switch_block = cx.e.b.selected_block().expect("block");
     cx.e.b.select_block(None).expect("deselect");

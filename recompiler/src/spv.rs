@@ -27,6 +27,17 @@ mod glsl {
     pub const FIND_UMSB: u32 = 75;
 }
 
+/// The blocks of a loop [`Emit::open_loop`] opened.
+#[derive(Clone, Copy, Debug)]
+pub struct Loop {
+    /// The loop header (the continue block branches back here).
+    pub header: Word,
+    /// The continue target.
+    pub cont: Word,
+    /// The merge block (after the loop).
+    pub merge: Word,
+}
+
 /// The emitter: a builder plus caches. Panics only on a builder misuse (a bug), which the tests run through.
 pub struct Emit {
     /// The underlying builder.
@@ -343,14 +354,11 @@ impl Emit {
         self.block(m);
     }
 
-    /// `for i in 0..n { body(i) }` with a function-local counter; `n` a u32 value.
-    pub fn for_range(&mut self, n: Sv, body: impl FnOnce(&mut Emit, Sv)) {
-        let i = self.local(Ty::I32);
-        let z = self.c32(0);
-        self.b.store(i, z, None, []).expect("store");
+    /// Opens a structured loop (never unrolled: the bodies are large): branches to a new header, declares its
+    /// merge and continue blocks, and leaves the builder in the first block of the body.
+    pub fn open_loop(&mut self) -> Loop {
         let header = self.b.id();
-        let check = self.b.id();
-        let body_l = self.b.id();
+        let first = self.b.id();
         let cont = self.b.id();
         let merge = self.b.id();
         self.b.branch(header).expect("branch");
@@ -358,8 +366,26 @@ impl Emit {
         self.b
             .loop_merge(merge, cont, spirv::LoopControl::DONT_UNROLL, [])
             .expect("loop");
-        self.b.branch(check).expect("branch");
-        self.block(check);
+        self.b.branch(first).expect("branch");
+        self.block(first);
+        Loop {
+            header,
+            cont,
+            merge,
+        }
+    }
+
+    /// `for i in 0..n { body(i) }` with a function-local counter; `n` a u32 value.
+    pub fn for_range(&mut self, n: Sv, body: impl FnOnce(&mut Emit, Sv)) {
+        let i = self.local(Ty::I32);
+        let z = self.c32(0);
+        self.b.store(i, z, None, []).expect("store");
+        let Loop {
+            header,
+            cont,
+            merge,
+        } = self.open_loop();
+        let body_l = self.b.id();
         let iv = self.load32(i);
         let more = self.cmp(Cmp::ULt, iv, n);
         self.b
