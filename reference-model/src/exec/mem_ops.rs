@@ -1060,24 +1060,7 @@ fn ds(cx: &mut Ctx, inst: &Instruction, pc: usize) -> Result<(), BackendError> {
 
     let mode = crate::float::Mode::from_hwreg(cx.wave.mode);
     // Plain reads and writes.
-    let rw: Option<(u32, bool, bool)> = match inst.op {
-        // (bytes, store, signed)
-        DsReadU8 | DsReadU8D16 | DsReadU8D16Hi => Some((1, false, false)),
-        DsReadI8 | DsReadI8D16 | DsReadI8D16Hi => Some((1, false, true)),
-        DsReadU16 | DsReadU16D16 | DsReadU16D16Hi => Some((2, false, false)),
-        DsReadI16 => Some((2, false, true)),
-        DsReadB32 => Some((4, false, false)),
-        DsReadB64 => Some((8, false, false)),
-        DsReadB96 => Some((12, false, false)),
-        DsReadB128 => Some((16, false, false)),
-        DsWriteB8 | DsWriteB8D16Hi => Some((1, true, false)),
-        DsWriteB16 | DsWriteB16D16Hi => Some((2, true, false)),
-        DsWriteB32 => Some((4, true, false)),
-        DsWriteB64 => Some((8, true, false)),
-        DsWriteB96 => Some((12, true, false)),
-        DsWriteB128 => Some((16, true, false)),
-        _ => None,
-    };
+    let rw = ds_plain_access(inst.op);
     if let Some((bytes, store, signed)) = rw {
         let hi = name.ends_with("_d16_hi");
         let d16 = name.contains("_d16");
@@ -1494,5 +1477,28 @@ impl MemAtomic {
             }
         }
         Ok(())
+    }
+}
+
+/// The plain LDS reads and writes (`ds_read_*`, `ds_write_*`, their d16 forms): (bytes, store, sign-extending
+/// load). Other DS operations: `None`. The recompiler translates the same set from this table.
+pub fn ds_plain_access(op: Op) -> Option<(u32, bool, bool)> {
+    use Op::*;
+    match op {
+        DsReadU8 | DsReadU8D16 | DsReadU8D16Hi => Some((1, false, false)),
+        DsReadI8 | DsReadI8D16 | DsReadI8D16Hi => Some((1, false, true)),
+        DsReadU16 | DsReadU16D16 | DsReadU16D16Hi => Some((2, false, false)),
+        DsReadI16 => Some((2, false, true)),
+        DsReadB32 => Some((4, false, false)),
+        DsReadB64 => Some((8, false, false)),
+        DsReadB96 => Some((12, false, false)),
+        DsReadB128 => Some((16, false, false)),
+        DsWriteB8 | DsWriteB8D16Hi => Some((1, true, false)),
+        DsWriteB16 | DsWriteB16D16Hi => Some((2, true, false)),
+        DsWriteB32 => Some((4, true, false)),
+        DsWriteB64 => Some((8, true, false)),
+        DsWriteB96 => Some((12, true, false)),
+        DsWriteB128 => Some((16, true, false)),
+        _ => None,
     }
 }

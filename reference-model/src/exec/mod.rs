@@ -36,6 +36,7 @@ use state::Wave;
 use std::time::{Duration, Instant};
 
 pub use ctx::Ctx;
+pub use mem_ops::ds_plain_access;
 
 /// User SGPRs the model loads for an `agc-buffer-v1` launch, s0 upwards: as many as the hardware, whose compute
 /// launch sets them from the 16 COMPUTE_USER_DATA registers. A job with more is `Unsupported`, not loaded past
