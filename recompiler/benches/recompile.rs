@@ -113,22 +113,33 @@ fn bench(c: &mut Criterion) {
         let m = recompiler::compile(Target::Gfx1013, &words, shape, &[]).expect("translated");
         black_box(m.spirv.len());
     };
-    for (name, n, t) in [
+    let bundled_words: usize = jobs
+        .iter()
+        .map(|j| prepare(j, opts).expect("translated").module.spirv.len())
+        .sum();
+    let synth_words = recompiler::compile(Target::Gfx1013, &words, shape, &[])
+        .expect("translated")
+        .spirv
+        .len();
+    for (name, n, size, t) in [
         (
             format!("{} bundled kernels", jobs.len()),
             bundled,
+            bundled_words,
             best_of(compile_bundled),
         ),
         (
             "synthetic kernel".to_string(),
             synth,
+            synth_words,
             best_of(compile_synth),
         ),
     ] {
         println!(
-            "{name}: {n} instructions in {:.1} ms: {:.3} ms per 1,000 instructions",
+            "{name}: {n} instructions in {:.1} ms: {:.3} ms per 1,000 instructions, {:.0} SPIR-V words each",
             t.as_secs_f64() * 1e3,
-            t.as_secs_f64() * 1e6 / n as f64
+            t.as_secs_f64() * 1e6 / n as f64,
+            size as f64 / n as f64
         );
     }
     let mut g = c.benchmark_group("recompile");

@@ -6,7 +6,7 @@ use crate::program::{flow, Flow, Need, Program};
 use crate::spv::{Array, Emit, Sv};
 use crate::{layout, Refusal, Region, Shape};
 use reference_model::isa::{Encoding, Instruction, Op, Operand, Role};
-use rspirv::dr::Operand as SpvOp;
+use rspirv::spirv::Op as SOp;
 use rspirv::spirv::{self, Word};
 
 /// Scalar register numbers (the encoding's, as `reference_model::exec::state::sreg`).
@@ -78,6 +78,20 @@ pub(crate) struct Cx<'p> {
     next_id: u32,
     /// The segment id each block leader starts.
     leader_ids: Vec<(usize, u32)>,
+    /// The VGPRs each lane holds ([`prog_vgprs`]).
+    vgprs: u32,
+    /// The timeout case's segment id, and the pc it reports.
+    timeout_seg: u32,
+    timeout_pc: Word,
+    /// Register values known in the current block: (generation, value) per VGPR and SGPR; writes go
+    /// through to the variables, so an entry of another generation is only not known.
+    vknown: Vec<(u32, Sv)>,
+    sknown: Vec<(u32, Sv)>,
+    /// This lane's EXEC bit, when known in the current block.
+    active_known: Option<(u32, Sv)>,
+    /// Pointers to the registers (constant indices), defined in the entry block: 0 until first used.
+    vptr: Vec<Word>,
+    sptr: Vec<Word>,
 }
 
 /// A refusal naming the instruction and its word offset.
@@ -107,9 +121,39 @@ impl<'p> Cx<'p> {
         if r >= 128 || r == sreg::NULL {
             return self.e.k32(0);
         }
+        let g = self.e.b.generation();
+        let (kg, v) = self.sknown[r as usize];
+        if kg == g {
+            return v;
+        }
+        let p = self.sreg_ptr(r);
+        let v = self.e.load32(p);
+        self.sknown[r as usize] = (g, v);
+        v
+    }
+
+    /// The pointer to SGPR `r` (below 128).
+    fn sreg_ptr(&mut self, r: u32) -> Word {
+        if self.sptr[r as usize] == 0 {
+            self.sptr[r as usize] = self.file_ptr(self.s, r);
+        }
+        self.sptr[r as usize]
+    }
+
+    /// The pointer to VGPR `r`.
+    fn vreg_ptr(&mut self, r: u32) -> Word {
+        if self.vptr[r as usize] == 0 {
+            self.vptr[r as usize] = self.file_ptr(self.v, r);
+        }
+        self.vptr[r as usize]
+    }
+
+    /// An access chain to element `r` of register file `file`, in the entry block (it dominates all uses).
+    fn file_ptr(&mut self, file: Word, r: u32) -> Word {
         let i = self.e.c32(r);
-        let p = self.e.local_elem(self.s, i);
-        self.e.load32(p)
+        let u = self.e.t_u32();
+        let p = self.e.t_ptr(spirv::StorageClass::Function, u);
+        self.e.b.entry_res(SOp::AccessChain, p, &[file, i])
     }
 
     /// Writes SGPR `r` (NULL and past the file: dropped).
@@ -117,9 +161,12 @@ impl<'p> Cx<'p> {
         if r >= 128 || r == sreg::NULL {
             return;
         }
-        let i = self.e.c32(r);
-        let p = self.e.local_elem(self.s, i);
+        let p = self.sreg_ptr(r);
         self.e.store(p, v);
+        self.sknown[r as usize] = (self.e.b.generation(), v);
+        if r == sreg::EXEC_LO || r == sreg::EXEC_HI {
+            self.active_known = None;
+        }
     }
 
     /// SGPR at a computed index (relative addressing): out of the 106 general SGPRs reads 0.
@@ -144,25 +191,39 @@ impl<'p> Cx<'p> {
         });
     }
 
-    /// VGPR `r` of this lane.
+    /// VGPR `r` of this lane (past v255: 0).
     pub fn vget(&mut self, r: u32) -> Sv {
-        let i = self.e.c32(r);
-        self.vget_dyn(i)
+        // Past v255 reads 0, as in the model.
+        if r >= 256 {
+            return self.e.k32(0);
+        }
+        let g = self.e.b.generation();
+        let (kg, v) = self.vknown[r as usize];
+        if kg == g {
+            return v;
+        }
+        let p = self.vreg_ptr(r);
+        let v = self.e.load32(p);
+        self.vknown[r as usize] = (g, v);
+        v
     }
 
-    /// VGPR at a computed index `r` (a u32 id) of this lane.
-    pub fn vget_dyn(&mut self, r: Word) -> Sv {
-        let p = self.e.local_elem(self.v, r);
-        self.e.load32(p)
-    }
-
-    /// Writes VGPR `r` of this lane when `active`.
+    /// Writes VGPR `r` of this lane when `active` (past v255: dropped).
     pub fn vset_if(&mut self, r: u32, v: Sv, active: Sv) {
         let old = self.vget(r);
         let n = self.e.select(active, v, old);
-        let i = self.e.c32(r);
-        let p = self.e.local_elem(self.v, i);
-        self.e.store(p, n);
+        self.vset(r, n);
+    }
+
+    /// Writes VGPR `r` of this lane.
+    pub fn vset(&mut self, r: u32, v: Sv) {
+        // Past v255 the write is dropped, as in the model.
+        if r >= 256 {
+            return;
+        }
+        let p = self.vreg_ptr(r);
+        self.e.store(p, v);
+        self.vknown[r as usize] = (self.e.b.generation(), v);
     }
 
     /// EXEC as a 64-bit value (EXEC_HI ignored in wave32).
@@ -201,8 +262,16 @@ impl<'p> Cx<'p> {
 
     /// Is this lane active in EXEC?
     pub fn active(&mut self) -> Sv {
+        let g = self.e.b.generation();
+        if let Some((kg, v)) = self.active_known {
+            if kg == g {
+                return v;
+            }
+        }
         let x = self.exec();
-        self.lane_bit(x)
+        let v = self.lane_bit(x);
+        self.active_known = Some((g, v));
+        v
     }
 
     /// SCC as a boolean.
@@ -405,7 +474,7 @@ impl<'p> Cx<'p> {
             let one = self.e.k32(1);
             self.put(self.yld, one);
         }
-        self.e.b.branch(self.sw_merge).expect("branch");
+        self.e.branch(self.sw_merge);
     }
 
     /// Ends the current segment with a yield and starts the next one: what comes after runs after a
@@ -417,7 +486,8 @@ impl<'p> Cx<'p> {
         self.begin_case(next);
     }
 
-    /// Counts `n` executed instructions and ends the wave with `Timeout` past the budget.
+    /// Counts `n` executed instructions at `pc`; past the budget the wave goes to the timeout case, and a
+    /// wave that reported (and so yields) leaves at once.
     fn count(&mut self, n: u32, pc: usize) {
         let x = self.get(self.executed);
         let k = self.e.k32(n);
@@ -425,10 +495,34 @@ impl<'p> Cx<'p> {
         self.put(self.executed, x);
         let budget = self.e.k32(self.shape.budget);
         let over = self.e.cmp(Cmp::UGt, x, budget);
+        let y = self.get(self.yld);
+        let yn = self.e.nz(y);
+        let leave_now = self.e.bor(over, yn);
+        let cont = self.e.b.id();
+        let leave = self.e.b.id();
+        self.e.selection_merge(cont);
+        self.e.branch_if(leave_now, leave, cont);
+        self.e.block(leave);
+        // The timeout case reports (one copy of that code per module); a report made earlier keeps its
+        // segment (DEAD).
+        let seg = self.get(self.seg);
+        let t = self.e.k32(self.timeout_seg);
+        let next = self.e.select(yn, seg, t);
+        self.put(self.seg, next);
         let pcv = self.e.k32(pc as u32);
+        self.put(self.timeout_pc, pcv);
+        self.e.branch(self.sw_merge);
+        self.e.block(cont);
+    }
+
+    /// The timeout case: the wave ends with `Timeout` at the pc [`Cx::count`] left.
+    fn emit_timeout_case(&mut self) {
+        self.begin_case(self.timeout_seg);
+        let pc = self.get(self.timeout_pc);
+        let yes = self.e.kbool(true);
         let z = self.e.k32(0);
-        let zz = self.e.k32(0);
-        self.report_if(over, layout::TIMEOUT, pcv, z, zz);
+        self.report_if(yes, layout::TIMEOUT, pc, z, z);
+        self.e.branch(self.sw_merge);
     }
 
     /// Ends this lane's wave with status `kind` when `cond` holds: the first report of the lane is kept in
@@ -474,16 +568,15 @@ impl<'p> Cx<'p> {
         self.e.if_then(some, |e| {
             let z = e.c32(0);
             let p0 = e.elem(st, z);
-            let u = e.t_u32();
-            let scope = e.c32(spirv::Scope::Device as u32);
-            let sem = e.c32(0);
-            let old =
-                e.b.atomic_compare_exchange(u, None, p0, scope, sem, sem, kind.id, z)
-                    .expect("cas");
-            let first = Sv {
-                id: old,
-                ty: Ty::I32,
-            };
+            let first = e
+                .atomic32(
+                    SOp::AtomicCompareExchange,
+                    p0,
+                    spirv::Scope::Device,
+                    0,
+                    &[kind.id, z],
+                )
+                .expect("a result");
             let zero = e.k32(0);
             let is_first = e.cmp(Cmp::Eq, first, zero);
             e.if_then(is_first, |e| {
@@ -499,9 +592,7 @@ impl<'p> Cx<'p> {
             });
             let one = e.c32(1);
             let pa = e.elem(sched, one);
-            let wscope = e.c32(spirv::Scope::Workgroup as u32);
-            e.b.atomic_store(pa, wscope, sem, one)
-                .expect("atomic store");
+            e.atomic32(SOp::AtomicStore, pa, spirv::Scope::Workgroup, 0, &[one]);
         });
     }
 
@@ -516,12 +607,8 @@ impl<'p> Cx<'p> {
     fn slot_base(&mut self, ahead: u32) -> Sv {
         let x = self.get(self.xc);
         let x = self.e.bink(Bin::Add, x, ahead as u64);
-        let u32t = self.e.t_u32();
         let three = self.e.k32(SLOTS);
-        let s = Sv {
-            id: self.e.b.u_mod(u32t, None, x.id, three.id).expect("mod"),
-            ty: Ty::I32,
-        };
+        let s = self.e.op32(SOp::UMod, &[x.id, three.id]);
         self.e.bink(Bin::Mul, s, SLOT_WORDS as u64)
     }
 
@@ -558,12 +645,8 @@ impl<'p> Cx<'p> {
     fn mask_word(&mut self, ahead: u32) -> Sv {
         let x = self.get(self.xc);
         let x = self.e.bink(Bin::Add, x, ahead as u64);
-        let u32t = self.e.t_u32();
         let three = self.e.k32(SLOTS);
-        let s = Sv {
-            id: self.e.b.u_mod(u32t, None, x.id, three.id).expect("mod"),
-            ty: Ty::I32,
-        };
+        let s = self.e.op32(SOp::UMod, &[x.id, three.id]);
         let w = self.e.bink(Bin::Mul, self.wave, SLOTS as u64);
         let i = self.e.bin(Bin::Add, w, s);
         self.e.bink(Bin::Mul, i, 2)
@@ -581,13 +664,8 @@ impl<'p> Cx<'p> {
         let sh = self.e.bink(Bin::And, self.lane, 31);
         let v = self.e.bin(Bin::Shl, bit, sh);
         let p = self.e.elem(self.masks, at.id);
-        let u32t = self.e.t_u32();
-        let scope = self.e.c32(spirv::Scope::Workgroup as u32);
-        let sem = self.e.c32(0);
         self.e
-            .b
-            .atomic_or(u32t, None, p, scope, sem, v.id)
-            .expect("atomic or");
+            .atomic32(SOp::AtomicOr, p, spirv::Scope::Workgroup, 0, &[v.id]);
         let at = self.mask_word(1);
         let z = self.e.k32(0);
         let first = self.e.cmp(Cmp::Eq, self.lane, z);
@@ -660,18 +738,17 @@ pub(crate) fn compile(
 ) -> Result<(Vec<u32>, bool), Refusal> {
     let mut e = Emit::new();
     let void = e.t_void();
-    let fn_ty = e.b.type_function(void, []);
+    let fn_ty = e.b.ty(SOp::TypeFunction, &[void]);
     let u32t = e.t_u32();
     // Interface variables.
-    let v3 = e.b.type_vector(u32t, 3);
     let p_in = e.t_ptr(spirv::StorageClass::Input, u32t);
-    let lii = e.b.variable(p_in, None, spirv::StorageClass::Input, None);
+    let lii =
+        e.b.global(SOp::Variable, p_in, &[spirv::StorageClass::Input as u32]);
     e.b.decorate(
         lii,
         spirv::Decoration::BuiltIn,
-        [SpvOp::BuiltIn(spirv::BuiltIn::LocalInvocationIndex)],
+        &[spirv::BuiltIn::LocalInvocationIndex as u32],
     );
-    let _ = v3;
     let mem = e.storage_buffer(layout::BIND_MEM, "guest_memory");
     let info = e.storage_buffer(layout::BIND_INFO, "launch_info");
     let status = e.storage_buffer(layout::BIND_STATUS, "status");
@@ -693,21 +770,14 @@ pub(crate) fn compile(
     };
 
     let main =
-        e.b.begin_function(void, None, spirv::FunctionControl::NONE, fn_ty)
-            .expect("function");
+        e.b.begin_function(void, spirv::FunctionControl::NONE, fn_ty);
     e.b.name(main, "main");
     let entry = e.b.id();
     e.block(entry);
-    let lid = e.load(lii, Ty::I32);
+    let lid = e.entry_load(lii);
     let w = e.k32(shape.wave);
-    let lane = Sv {
-        id: e.b.u_mod(u32t, None, lid.id, w.id).expect("mod"),
-        ty: Ty::I32,
-    };
-    let wave = Sv {
-        id: e.b.u_div(u32t, None, lid.id, w.id).expect("div"),
-        ty: Ty::I32,
-    };
+    let lane = e.op32(SOp::UMod, &[lid.id, w.id]);
+    let wave = e.op32(SOp::UDiv, &[lid.id, w.id]);
     let nv = prog_vgprs(prog);
     let v = e.local_array(nv);
     let s = e.local_array(128);
@@ -729,6 +799,7 @@ pub(crate) fn compile(
         let z = e.k32(0);
         e.store(r, z);
     }
+    let timeout_pc = e.local(Ty::I32);
     let cut = e.local(Ty::I32);
     let z0 = e.k32(0);
     e.store(cut, z0);
@@ -737,6 +808,8 @@ pub(crate) fn compile(
     // The units' ids follow the block leaders' (and the blocks outside the kernel).
     let store_unit = (prog.leaders.len() + prog.outside.len()) as u32;
     let units = crate::units::Units::new(&mut e, store_unit, store_unit + 1);
+    // Generation 0 is before the function: no entry of it is ever current.
+    let unknown = Sv { id: 0, ty: Ty::I32 };
     let mut cx = Cx {
         e,
         prog,
@@ -767,13 +840,24 @@ pub(crate) fn compile(
         sw_merge: 0,
         next_id: 0,
         leader_ids: Vec::new(),
+        vgprs: nv,
+        timeout_seg: store_unit + 2,
+        timeout_pc,
+        vknown: vec![(0, unknown); 256],
+        sknown: vec![(0, unknown); 128],
+        active_known: None,
+        vptr: vec![0; 256],
+        sptr: vec![0; 128],
     };
     for &l in prog.leaders.iter().chain(&prog.outside) {
         let id = cx.new_seg();
         cx.leader_ids.push((l, id));
     }
-    let (unit, rmw) = (cx.new_seg(), cx.new_seg());
-    debug_assert_eq!((unit, rmw), (store_unit, store_unit + 1));
+    let (unit, rmw, timeout) = (cx.new_seg(), cx.new_seg(), cx.new_seg());
+    debug_assert_eq!(
+        (unit, rmw, timeout),
+        (store_unit, store_unit + 1, store_unit + 2)
+    );
 
     // for gw in 0..groups: one guest workgroup after another (the model's order: x fastest, then y, z).
     let total = shape.groups[0] * shape.groups[1] * shape.groups[2];
@@ -789,7 +873,7 @@ pub(crate) fn compile(
         let one = e.c32(1);
         let p = e.elem(sched_arr, one);
         let z = e.c32(0);
-        e.b.store(p, z, None, []).expect("store");
+        e.store_id(p, z);
     });
     cx.e.barrier();
     let crate::spv::Loop {
@@ -807,19 +891,17 @@ pub(crate) fn compile(
     let zero = cx.e.k32(0);
     let ok = cx.e.cmp(Cmp::Eq, abort, zero);
     let go = cx.e.band(more, ok);
-    cx.e.b
-        .branch_conditional(go.id, l0_body, l0_merge, [])
-        .expect("branch");
+    cx.e.branch_if(go, l0_body, l0_merge);
     cx.e.block(l0_body);
     init_group(&mut cx, g);
     cx.e.barrier();
     dispatch(&mut cx)?;
-    cx.e.b.branch(l0_cont).expect("branch");
+    cx.e.branch(l0_cont);
     cx.e.block(l0_cont);
     let g = cx.get(gw);
     let g1 = cx.e.bink(Bin::Add, g, 1);
     cx.put(gw, g1);
-    cx.e.b.branch(l0_header).expect("branch");
+    cx.e.branch(l0_header);
     cx.e.block(l0_merge);
     // The loop ends when every group ran or a wave stopped the job.
     let g = cx.get(gw);
@@ -841,29 +923,23 @@ pub(crate) fn compile(
         let e = &mut cx.e;
         let k = e.c32(layout::FINISHED);
         let p = e.elem(cx.status, k);
-        let u = e.t_u32();
-        let scope = e.c32(spirv::Scope::Device as u32);
-        let sem = e.c32(0);
         let one = e.c32(1);
-        e.b.atomic_i_add(u, None, p, scope, sem, one)
-            .expect("atomic add");
+        e.atomic32(SOp::AtomicIAdd, p, spirv::Scope::Device, 0, &[one]);
     }
-    cx.e.b.ret().expect("ret");
-    cx.e.b.end_function().expect("end");
+    cx.e.b.op(SOp::Return, &[]);
+    cx.e.b.end_function();
     let local = shape.waves() * shape.wave;
     cx.e.b
-        .entry_point(spirv::ExecutionModel::GLCompute, main, "main", [lii]);
+        .entry_point(spirv::ExecutionModel::GLCompute, main, "main", &[lii]);
     cx.e.b
-        .execution_mode(main, spirv::ExecutionMode::LocalSize, [local, 1, 1]);
-    let module = cx.e.b.module();
-    use rspirv::binary::Assemble;
-    Ok((module.assemble(), lds_in_workgroup))
+        .execution_mode(main, spirv::ExecutionMode::LocalSize, &[local, 1, 1]);
+    Ok((std::mem::take(&mut cx.e.b).assemble(), lds_in_workgroup))
 }
 
 /// The VGPRs the program names (one past the highest), or all 256 with relative addressing.
 fn prog_vgprs(prog: &Program) -> u32 {
     let mut n = 1u32;
-    for i in prog.insts.values() {
+    for i in prog.instructions() {
         if matches!(
             i.op,
             Op::VMovrelsB32
@@ -888,11 +964,8 @@ fn prog_vgprs(prog: &Program) -> u32 {
 fn init_group(cx: &mut Cx, g: Sv) {
     let shape = cx.shape;
     let z = cx.e.k32(0);
-    let nv = prog_vgprs(cx.prog);
-    for r in 0..nv {
-        let i = cx.e.c32(r);
-        let p = cx.e.local_elem(cx.v, i);
-        cx.e.store(p, z);
+    for r in 0..cx.vgprs {
+        cx.vset(r, z);
     }
     for r in 0..128 {
         cx.sset(r, z);
@@ -943,26 +1016,13 @@ fn init_group(cx: &mut Cx, g: Sv) {
     let gx = cx.e.bink(Bin::Mul, g, 1);
     let nx = shape.groups[0].max(1) as u64;
     let ny = shape.groups[1].max(1) as u64;
-    let u32t = cx.e.t_u32();
     let kx = cx.e.k32(nx as u32);
     let kxy = cx.e.k32((nx * ny) as u32);
-    let x = Sv {
-        id: cx.e.b.u_mod(u32t, None, gx.id, kx.id).expect("mod"),
-        ty: Ty::I32,
-    };
-    let yq = Sv {
-        id: cx.e.b.u_div(u32t, None, gx.id, kx.id).expect("div"),
-        ty: Ty::I32,
-    };
+    let x = cx.e.op32(SOp::UMod, &[gx.id, kx.id]);
+    let yq = cx.e.op32(SOp::UDiv, &[gx.id, kx.id]);
     let ky = cx.e.k32(ny as u32);
-    let y = Sv {
-        id: cx.e.b.u_mod(u32t, None, yq.id, ky.id).expect("mod"),
-        ty: Ty::I32,
-    };
-    let zq = Sv {
-        id: cx.e.b.u_div(u32t, None, gx.id, kxy.id).expect("div"),
-        ty: Ty::I32,
-    };
+    let y = cx.e.op32(SOp::UMod, &[yq.id, ky.id]);
+    let zq = cx.e.op32(SOp::UDiv, &[gx.id, kxy.id]);
     let mut sg = shape.user_sgprs;
     for (dim, id) in [x, y, zq].into_iter().enumerate() {
         if shape.tgid[dim] {
@@ -973,9 +1033,7 @@ fn init_group(cx: &mut Cx, g: Sv) {
     // v0: the thread id in the workgroup; EXEC: the lanes of this wave that exist.
     let first = cx.e.bink(Bin::Mul, cx.wave, shape.wave as u64);
     let tid = cx.e.bin(Bin::Add, first, cx.lane);
-    let i0 = cx.e.c32(0);
-    let p = cx.e.local_elem(cx.v, i0);
-    cx.e.store(p, tid);
+    cx.vset(0, tid);
     let threads = cx.e.k32(shape.threads);
     let left = cx.e.bin(Bin::Sub, threads, first);
     let count = cx.e.bink(Bin::UMin, left, shape.wave as u64);
@@ -996,17 +1054,17 @@ fn init_group(cx: &mut Cx, g: Sv) {
     cx.e.if_then(is0, |e| {
         let z = e.c32(0);
         let p = e.elem(sched, z);
-        e.b.store(p, z, None, []).expect("store");
+        e.store_id(p, z);
         for i in 0..waves * SLOTS * 2 {
             let i = e.c32(i);
             let p = e.elem(masks, i);
-            e.b.store(p, z, None, []).expect("store");
+            e.store_id(p, z);
         }
         for w in 0..waves {
             let k = e.c32(SCHED_HEAD + w);
             let p = e.elem(sched, k);
             let r = e.c32(RUNNING);
-            e.b.store(p, r, None, []).expect("store");
+            e.store_id(p, r);
         }
     });
 }
@@ -1035,26 +1093,20 @@ fn dispatch(cx: &mut Cx) -> Result<(), Refusal> {
     // switch seen by half of a wave would split it).
     cx.e.barrier();
     let run = cx.e.b.id();
-    cx.e.b
-        .branch_conditional(stop.id, l1_merge, run, [])
-        .expect("branch");
+    cx.e.branch_if(stop, l1_merge, run);
     cx.e.block(run);
     let mine = cx.e.cmp(Cmp::Eq, cur, cx.wave);
     let wave_body = cx.e.b.id();
     let after = cx.e.b.id();
-    cx.e.b
-        .selection_merge(after, spirv::SelectionControl::NONE)
-        .expect("merge");
-    cx.e.b
-        .branch_conditional(mine.id, wave_body, after, [])
-        .expect("branch");
+    cx.e.selection_merge(after);
+    cx.e.branch_if(mine, wave_body, after);
     cx.e.block(wave_body);
     run_wave(cx)?;
-    cx.e.b.branch(after).expect("branch");
+    cx.e.branch(after);
     cx.e.block(after);
-    cx.e.b.branch(l1_cont).expect("branch");
+    cx.e.branch(l1_cont);
     cx.e.block(l1_cont);
-    cx.e.b.branch(l1_header).expect("branch");
+    cx.e.branch(l1_header);
     cx.e.block(l1_merge);
     // Ended by the scheduler (no wave left) or the abort flag, never otherwise.
     let z = cx.e.c32(0);
@@ -1081,8 +1133,10 @@ fn run_wave(cx: &mut Cx) -> Result<(), Refusal> {
         merge: l2_merge,
     } = cx.e.open_loop();
     let segv = cx.get(cx.seg);
-    let switch_block = cx.e.b.selected_block().expect("block");
-    cx.e.b.select_block(None).expect("deselect");
+    // The cases are the bulk of the module: about 100 words per guest word on the benchmark's kernel.
+    cx.e.b
+        .reserve_detached(cx.prog.words.len() * 128 + (1 << 16));
+    let switch_block = cx.e.b.detach();
     let sw_merge = cx.e.b.id();
     cx.sw_merge = sw_merge;
     cx.cases.clear();
@@ -1098,7 +1152,7 @@ fn run_wave(cx: &mut Cx) -> Result<(), Refusal> {
             let lo = cx.e.k32(a as u32);
             let hi = cx.e.k32((a >> 32) as u32);
             cx.report_if(yes, layout::PC_FAULT, pc, lo, hi);
-            cx.e.b.branch(cx.sw_merge).expect("branch");
+            cx.e.branch(cx.sw_merge);
             continue;
         }
         emit_block(cx, leader)?;
@@ -1117,6 +1171,7 @@ fn run_wave(cx: &mut Cx) -> Result<(), Refusal> {
         crate::units::emit_store_unit(cx);
         crate::units::emit_rmw_unit(cx);
     }
+    cx.emit_timeout_case();
     // Default: a segment id that is no case (a jump to a pc that was not translated) ends the job.
     let default = cx.e.b.id();
     cx.e.block(default);
@@ -1125,27 +1180,23 @@ fn run_wave(cx: &mut Cx) -> Result<(), Refusal> {
     let zz = cx.e.k32(0);
     let yes = cx.e.kbool(true);
     cx.report_if(yes, layout::UNSUPPORTED, pcv, zz, t);
-    cx.e.b.branch(sw_merge).expect("branch");
+    cx.e.branch(sw_merge);
     // Back to the switch block: its merge and the switch itself.
-    cx.e.b.select_block(Some(switch_block)).expect("select");
-    cx.e.b
-        .selection_merge(sw_merge, spirv::SelectionControl::NONE)
-        .expect("merge");
-    let cases: Vec<(SpvOp, Word)> = cx
-        .cases
-        .iter()
-        .map(|(id, label)| (SpvOp::LiteralBit32(*id), *label))
-        .collect();
-    cx.e.b.switch(segv.id, default, cases).expect("switch");
+    cx.e.b.reattach(switch_block);
+    cx.e.selection_merge(sw_merge);
+    let mut ops = Vec::with_capacity(2 + 2 * cx.cases.len());
+    ops.extend([segv.id, default]);
+    for &(id, label) in &cx.cases {
+        ops.extend([id, label]);
+    }
+    cx.e.b.op(SOp::Switch, &ops);
     cx.e.block(sw_merge);
     cx.flush_report();
     let y = cx.get(cx.yld);
     let yn = cx.e.nz(y);
-    cx.e.b
-        .branch_conditional(yn.id, l2_merge, l2_cont, [])
-        .expect("branch");
+    cx.e.branch_if(yn, l2_merge, l2_cont);
     cx.e.block(l2_cont);
-    cx.e.b.branch(l2_header).expect("branch");
+    cx.e.branch(l2_header);
     cx.e.block(l2_merge);
     let y = cx.get(cx.yld);
     let fin = cx.e.nz(y);
@@ -1237,12 +1288,8 @@ fn schedule(cx: &mut Cx) {
 
 /// Emits the segments of the block at `leader`.
 fn emit_block(cx: &mut Cx, leader: usize) -> Result<(), Refusal> {
-    let block: Vec<(usize, Instruction)> = cx
-        .prog
-        .block(leader)
-        .into_iter()
-        .map(|(pc, i)| (pc, *i))
-        .collect();
+    let prog = cx.prog;
+    let block = prog.block(leader);
     let mut counted = 0usize;
     for (k, (pc, inst)) in block.iter().enumerate() {
         // Count the instructions up to the next cut at once (a per-instruction counter would dominate).
@@ -1256,20 +1303,6 @@ fn emit_block(cx: &mut Cx, leader: usize) -> Result<(), Refusal> {
             }
             counted = k + n;
             cx.count(n as u32, *pc);
-            // A wave that timed out leaves at once.
-            let y = cx.get(cx.yld);
-            let yn = cx.e.nz(y);
-            let cont = cx.e.b.id();
-            let leave = cx.e.b.id();
-            cx.e.b
-                .selection_merge(cont, spirv::SelectionControl::NONE)
-                .expect("merge");
-            cx.e.b
-                .branch_conditional(yn.id, leave, cont, [])
-                .expect("branch");
-            cx.e.block(leave);
-            cx.e.b.branch(cx.sw_merge).expect("branch");
-            cx.e.block(cont);
         }
         match crate::translate::inst(cx, inst, *pc)? {
             Done::Next => {}
@@ -1303,10 +1336,10 @@ impl Cx<'_> {
     /// The segment id of the block at word `pc`, or `DEAD` for a pc that is no block (the dispatcher's
     /// default case reports it).
     pub fn leader_id(&self, pc: usize) -> u32 {
+        // Sorted by pc: the leaders in order, then the pcs outside the kernel (all past its end).
         self.leader_ids
-            .iter()
-            .find(|(l, _)| *l == pc)
-            .map_or(DEAD - 1, |(_, id)| *id)
+            .binary_search_by_key(&pc, |&(l, _)| l)
+            .map_or(DEAD - 1, |i| self.leader_ids[i].1)
     }
 
     /// Ends the case with a jump to the block at `pc`.

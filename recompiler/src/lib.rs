@@ -44,6 +44,7 @@ pub mod sem;
 pub mod spv;
 mod translate;
 mod units;
+pub mod words;
 
 use reference_model::isa::Target;
 

@@ -4,7 +4,7 @@
 
 use crate::Refusal;
 use reference_model::isa::{self, Encoding, Instruction, Op, Target};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 /// What an instruction needs from the dispatcher.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -59,28 +59,39 @@ pub fn flow(inst: &Instruction, pc: usize) -> Flow {
     }
 }
 
+/// No instruction starts at this word.
+const NONE: u32 = u32::MAX;
+
 /// The decoded program.
 pub struct Program {
     /// Target.
     pub target: Target,
     /// The kernel's words.
     pub words: Vec<u32>,
-    /// Every reachable instruction by word index.
-    pub insts: BTreeMap<usize, Instruction>,
+    /// Every reachable instruction, in the order decoded ([`Program::get`] finds one by word index).
+    insts: Vec<Instruction>,
+    /// Per word: the index in `insts` of the instruction starting there, or `NONE`.
+    at: Vec<u32>,
     /// Word indices where a basic block starts.
     pub leaders: BTreeSet<usize>,
+    /// Per word: does a basic block start there?
+    is_leader: Vec<bool>,
     /// The program jumps to computed addresses: every instruction start can be a target.
     pub indirect: bool,
     /// Words control reaches that are past the kernel's end (a branch target or the fall-through of its
     /// last instruction; `usize::MAX` for a target before its start): the model faults there.
     pub outside: BTreeSet<usize>,
+    /// The encodings the instructions use, each once.
+    encodings: Vec<Encoding>,
 }
 
 impl Program {
     /// Decodes every instruction reachable from word 0. An undecodable reachable word is a refusal: the
     /// reference model would refuse it when it got there, and the recompiler translates ahead of dispatch.
     pub fn decode(target: Target, words: &[u32]) -> Result<Program, Refusal> {
-        let mut insts = BTreeMap::new();
+        // Reserved at once: instructions are large and growing the vector copies them all.
+        let mut insts = Vec::with_capacity(words.len());
+        let mut at = vec![NONE; words.len()];
         let mut leaders = BTreeSet::new();
         let mut indirect = false;
         let mut work = vec![0usize];
@@ -89,7 +100,7 @@ impl Program {
             if pc >= words.len() {
                 leaders.insert(pc);
             }
-            if insts.contains_key(&pc) || pc >= words.len() {
+            if pc >= words.len() || at[pc] != NONE {
                 continue;
             }
             let inst = isa::decode(target, words, pc).map_err(|e| Refusal {
@@ -127,7 +138,8 @@ impl Program {
                     leaders.insert(next);
                 }
             }
-            insts.insert(pc, inst);
+            at[pc] = insts.len() as u32;
+            insts.push(inst);
         }
         if indirect {
             // A computed jump may land on any instruction: decode the whole kernel linearly as well and make
@@ -138,7 +150,10 @@ impl Program {
                     break;
                 };
                 let size = inst.size as usize;
-                insts.entry(pc).or_insert(inst);
+                if at[pc] == NONE {
+                    at[pc] = insts.len() as u32;
+                    insts.push(inst);
+                }
                 leaders.insert(pc);
                 pc += size;
             }
@@ -148,12 +163,25 @@ impl Program {
             .copied()
             .filter(|&l| l >= words.len())
             .collect();
-        leaders.retain(|l| insts.contains_key(l));
+        leaders.retain(|&l| l < words.len() && at[l] != NONE);
+        let mut is_leader = vec![false; words.len()];
+        for &l in &leaders {
+            is_leader[l] = true;
+        }
+        let mut encodings = Vec::new();
+        for i in &insts {
+            if !encodings.contains(&i.encoding) {
+                encodings.push(i.encoding);
+            }
+        }
         Ok(Program {
+            encodings,
             target,
             words: words.to_vec(),
             insts,
+            at,
             leaders,
+            is_leader,
             indirect,
             outside,
         })
@@ -164,10 +192,10 @@ impl Program {
     pub fn block(&self, leader: usize) -> Vec<(usize, &Instruction)> {
         let mut out = Vec::new();
         let mut pc = leader;
-        while let Some(inst) = self.insts.get(&pc) {
+        while let Some(inst) = self.get(pc) {
             out.push((pc, inst));
             let next = pc + inst.size as usize;
-            if flow(inst, pc) != Flow::Next || self.leaders.contains(&next) {
+            if flow(inst, pc) != Flow::Next || self.is_leader.get(next).copied().unwrap_or(false) {
                 break;
             }
             pc = next;
@@ -175,8 +203,21 @@ impl Program {
         out
     }
 
+    /// The instruction starting at word `pc`, if one reachable does.
+    pub fn get(&self, pc: usize) -> Option<&Instruction> {
+        match self.at.get(pc) {
+            Some(&i) if i != NONE => Some(&self.insts[i as usize]),
+            _ => None,
+        }
+    }
+
+    /// Every reachable instruction (in no particular order).
+    pub fn instructions(&self) -> impl Iterator<Item = &Instruction> {
+        self.insts.iter()
+    }
+
     /// Does any instruction of the program have the encoding `e`?
     pub fn uses(&self, e: Encoding) -> bool {
-        self.insts.values().any(|i| i.encoding == e)
+        self.encodings.contains(&e)
     }
 }

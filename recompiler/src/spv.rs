@@ -1,12 +1,12 @@
-//! A thin layer over `rspirv`'s builder: cached types and constants, the [`Lower`] operations as SPIR-V
-//! instructions, function-local variables, storage-buffer and workgroup arrays, and structured control flow
-//! helpers (every `if` has its selection merge, every loop its loop merge), so the modules the compiler emits
-//! pass `spirv-val` by construction.
+//! A thin layer over the module writer ([`crate::words`]): cached types and constants, the [`Lower`]
+//! operations as SPIR-V instructions, function-local variables, storage-buffer and workgroup arrays, and
+//! structured control flow helpers (every `if` has its selection merge, every loop its loop merge), so the
+//! modules the compiler emits pass `spirv-val` by construction.
 
-use crate::lower::{Bin, Cmp, Lower, Ty, Un};
-use rspirv::dr::{Builder, Operand};
-use rspirv::spirv::{self, Word};
-use std::collections::HashMap;
+use crate::lower::{Bin, Cmp, Eval, Lower, Ty, Un, Val};
+use crate::words::Words;
+use rspirv::spirv::{self, Op, Word};
+use rustc_hash::FxHashMap as HashMap;
 
 /// A SPIR-V value: its id and type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -15,6 +15,59 @@ pub struct Sv {
     pub id: Word,
     /// Its type.
     pub ty: Ty,
+}
+
+/// u32 constants below this are looked up in a vector.
+const SMALL: u32 = 1024;
+
+/// [`Emit::class`] of a constant.
+const CONST: u8 = 1;
+/// [`Emit::class`] of an entry value.
+const ENTRY: u8 = 2;
+
+/// A pure operation: opcode, result type and up to four operands (0 past the last).
+type Key = (u32, Word, [Word; 4]);
+
+/// Does `op` compute its result from its operands alone (no memory, no side effect, defined for every
+/// input the emitter gives it)? Such instructions are shared where they repeat.
+fn is_pure(op: Op) -> bool {
+    use Op::*;
+    matches!(
+        op,
+        IAdd | ISub
+            | IMul
+            | UDiv
+            | UMod
+            | BitwiseAnd
+            | BitwiseOr
+            | BitwiseXor
+            | ShiftLeftLogical
+            | ShiftRightLogical
+            | ShiftRightArithmetic
+            | Not
+            | BitReverse
+            | BitCount
+            | ExtInst
+            | IEqual
+            | INotEqual
+            | ULessThan
+            | ULessThanEqual
+            | UGreaterThan
+            | UGreaterThanEqual
+            | SLessThan
+            | SLessThanEqual
+            | SGreaterThan
+            | SGreaterThanEqual
+            | LogicalEqual
+            | LogicalNotEqual
+            | LogicalAnd
+            | LogicalOr
+            | LogicalNot
+            | Select
+            | UConvert
+            | SConvert
+            | AccessChain
+    )
 }
 
 /// GLSL.std.450 instruction numbers used here (Khronos "GLSL.std.450 Extended Instruction Set" 1.00 rev 4).
@@ -38,16 +91,28 @@ pub struct Loop {
     pub merge: Word,
 }
 
-/// The emitter: a builder plus caches. Panics only on a builder misuse (a bug), which the tests run through.
+/// The emitter: the module writer plus caches.
 pub struct Emit {
-    /// The underlying builder.
-    pub b: Builder,
+    /// The underlying writer.
+    pub b: Words,
     glsl: Word,
-    types: HashMap<&'static str, Word>,
+    /// void, bool, u32, u64.
+    basic: [Word; 4],
+    block_u32: Option<Word>,
     ptrs: HashMap<(spirv::StorageClass, Word), Word>,
+    /// u32 constants below [`SMALL`] by value (most constants are small), the others by hash.
+    small: Vec<Word>,
     k32s: HashMap<u32, Word>,
     k64s: HashMap<u64, Word>,
     kb: [Option<Word>; 2],
+    /// Every constant's value by id: operations on constants are folded (by [`Eval`], the same semantics).
+    kv: HashMap<Word, Val>,
+    /// Per id: [`CONST`] for constants, [`ENTRY`] for values defined in the function's entry preamble or
+    /// at module scope (variables, invocation ids), 0 otherwise (ids past the end too). Pure operations on
+    /// constants and entry values are computed once, in the preamble ([`Emit::pure`]).
+    class: Vec<u8>,
+    /// Pure operations computed in the preamble.
+    hoisted: HashMap<Key, Word>,
     /// A u32 function variable set to 1 when a loop ended before its condition did (the host cut it short);
     /// `None` until the module declares it.
     pub loop_cut: Option<Word>,
@@ -69,59 +134,57 @@ pub struct Array {
 impl Emit {
     /// A module for Vulkan 1.1 compute (SPIR-V 1.3) with Int64 and the Vulkan memory model off (GLSL450).
     pub fn new() -> Emit {
-        let mut b = Builder::new();
-        b.set_version(1, 3);
+        let mut b = Words::new(1, 3);
         b.capability(spirv::Capability::Shader);
         b.capability(spirv::Capability::Int64);
         let glsl = b.ext_inst_import("GLSL.std.450");
         b.memory_model(spirv::AddressingModel::Logical, spirv::MemoryModel::GLSL450);
+        let basic = [
+            b.ty(Op::TypeVoid, &[]),
+            b.ty(Op::TypeBool, &[]),
+            b.ty(Op::TypeInt, &[32, 0]),
+            b.ty(Op::TypeInt, &[64, 0]),
+        ];
         Emit {
             b,
             glsl,
-            types: HashMap::new(),
-            ptrs: HashMap::new(),
-            k32s: HashMap::new(),
-            k64s: HashMap::new(),
+            basic,
+            block_u32: None,
+            ptrs: HashMap::default(),
+            small: vec![0; SMALL as usize],
+            k32s: HashMap::default(),
+            k64s: HashMap::default(),
             kb: [None, None],
+            kv: HashMap::default(),
+            class: Vec::new(),
+            hoisted: HashMap::default(),
             loop_cut: None,
             loop_sites: 0,
         }
     }
 
     /// The `void` type.
-    pub fn t_void(&mut self) -> Word {
-        *self
-            .types
-            .entry("void")
-            .or_insert_with(|| self.b.type_void())
+    pub fn t_void(&self) -> Word {
+        self.basic[0]
     }
     /// `bool`.
-    pub fn t_bool(&mut self) -> Word {
-        *self
-            .types
-            .entry("bool")
-            .or_insert_with(|| self.b.type_bool())
+    pub fn t_bool(&self) -> Word {
+        self.basic[1]
     }
     /// `u32`.
-    pub fn t_u32(&mut self) -> Word {
-        *self
-            .types
-            .entry("u32")
-            .or_insert_with(|| self.b.type_int(32, 0))
+    pub fn t_u32(&self) -> Word {
+        self.basic[2]
     }
     /// `u64`.
-    pub fn t_u64(&mut self) -> Word {
-        *self
-            .types
-            .entry("u64")
-            .or_insert_with(|| self.b.type_int(64, 0))
+    pub fn t_u64(&self) -> Word {
+        self.basic[3]
     }
     /// The SPIR-V type of a [`Ty`].
-    pub fn t_of(&mut self, t: Ty) -> Word {
+    pub fn t_of(&self, t: Ty) -> Word {
         match t {
-            Ty::Bool => self.t_bool(),
-            Ty::I32 => self.t_u32(),
-            Ty::I64 => self.t_u64(),
+            Ty::Bool => self.basic[1],
+            Ty::I32 => self.basic[2],
+            Ty::I64 => self.basic[3],
         }
     }
     /// A pointer type.
@@ -129,7 +192,7 @@ impl Emit {
         if let Some(p) = self.ptrs.get(&(class, pointee)) {
             return *p;
         }
-        let p = self.b.type_pointer(None, class, pointee);
+        let p = self.b.ty(Op::TypePointer, &[class as u32, pointee]);
         self.ptrs.insert((class, pointee), p);
         p
     }
@@ -138,74 +201,46 @@ impl Emit {
     pub fn local_array(&mut self, n: u32) -> Word {
         let u = self.t_u32();
         let len = self.c32(n);
-        let arr = self.b.type_array(u, len);
+        let arr = self.b.ty(Op::TypeArray, &[u, len]);
         let p = self.t_ptr(spirv::StorageClass::Function, arr);
-        self.function_variable(p)
+        let v = self.b.function_variable(p);
+        self.mark(v, ENTRY);
+        v
     }
 
     /// A function-local variable of type `t`.
     pub fn local(&mut self, t: Ty) -> Word {
         let ty = self.t_of(t);
         let p = self.t_ptr(spirv::StorageClass::Function, ty);
-        self.function_variable(p)
-    }
-
-    /// An `OpVariable` of Function storage: SPIR-V wants them at the start of the function's first block,
-    /// wherever the code that needs one is being emitted.
-    fn function_variable(&mut self, ptr_ty: Word) -> Word {
-        let id = self.b.id();
-        let inst = rspirv::dr::Instruction::new(
-            spirv::Op::Variable,
-            Some(ptr_ty),
-            Some(id),
-            vec![Operand::StorageClass(spirv::StorageClass::Function)],
-        );
-        let f = self.b.selected_function().expect("inside a function");
-        self.b.module_mut().functions[f].blocks[0]
-            .instructions
-            .insert(0, inst);
-        id
+        self.b.function_variable(p)
     }
 
     /// A storage buffer `{ uint words[]; }` at set 0, `binding`.
     pub fn storage_buffer(&mut self, binding: u32, name: &str) -> Array {
-        // One block type for every buffer: the builder deduplicates types, so it is decorated once.
-        let st = match self.types.get("block_u32") {
-            Some(&t) => t,
+        // One block type for every buffer, decorated once.
+        let st = match self.block_u32 {
+            Some(t) => t,
             None => {
                 let u = self.t_u32();
-                let rt = self.b.type_runtime_array(u);
-                self.b.decorate(
-                    rt,
-                    spirv::Decoration::ArrayStride,
-                    [Operand::LiteralBit32(4)],
-                );
-                let st = self.b.type_struct([rt]);
-                self.b.decorate(st, spirv::Decoration::Block, []);
-                self.b.member_decorate(
-                    st,
-                    0,
-                    spirv::Decoration::Offset,
-                    [Operand::LiteralBit32(0)],
-                );
-                self.types.insert("block_u32", st);
+                let rt = self.b.ty(Op::TypeRuntimeArray, &[u]);
+                self.b.decorate(rt, spirv::Decoration::ArrayStride, &[4]);
+                let st = self.b.type_struct(&[rt]);
+                self.b.decorate(st, spirv::Decoration::Block, &[]);
+                self.b
+                    .member_decorate(st, 0, spirv::Decoration::Offset, &[0]);
+                self.block_u32 = Some(st);
                 st
             }
         };
         let p = self.t_ptr(spirv::StorageClass::StorageBuffer, st);
-        let var = self
-            .b
-            .variable(p, None, spirv::StorageClass::StorageBuffer, None);
-        self.b.decorate(
-            var,
-            spirv::Decoration::DescriptorSet,
-            [Operand::LiteralBit32(0)],
+        let var = self.b.global(
+            Op::Variable,
+            p,
+            &[spirv::StorageClass::StorageBuffer as u32],
         );
-        self.b.decorate(
-            var,
-            spirv::Decoration::Binding,
-            [Operand::LiteralBit32(binding)],
-        );
+        self.mark(var, ENTRY);
+        self.b.decorate(var, spirv::Decoration::DescriptorSet, &[0]);
+        self.b.decorate(var, spirv::Decoration::Binding, &[binding]);
         self.b.name(var, name);
         Array {
             var,
@@ -218,11 +253,12 @@ impl Emit {
     pub fn workgroup_array(&mut self, n: u32, name: &str) -> Array {
         let u = self.t_u32();
         let len = self.c32(n.max(1));
-        let arr = self.b.type_array(u, len);
+        let arr = self.b.ty(Op::TypeArray, &[u, len]);
         let p = self.t_ptr(spirv::StorageClass::Workgroup, arr);
         let var = self
             .b
-            .variable(p, None, spirv::StorageClass::Workgroup, None);
+            .global(Op::Variable, p, &[spirv::StorageClass::Workgroup as u32]);
+        self.mark(var, ENTRY);
         self.b.name(var, name);
         Array {
             var,
@@ -237,13 +273,9 @@ impl Emit {
         let p = self.t_ptr(a.class, u);
         if a.wrapped {
             let z = self.c32(0);
-            self.b
-                .access_chain(p, None, a.var, [z, index])
-                .expect("access chain")
+            self.pure(Op::AccessChain, p, &[a.var, z, index])
         } else {
-            self.b
-                .access_chain(p, None, a.var, [index])
-                .expect("access chain")
+            self.pure(Op::AccessChain, p, &[a.var, index])
         }
     }
 
@@ -251,42 +283,94 @@ impl Emit {
     pub fn local_elem(&mut self, var: Word, index: Word) -> Word {
         let u = self.t_u32();
         let p = self.t_ptr(spirv::StorageClass::Function, u);
-        self.b
-            .access_chain(p, None, var, [index])
-            .expect("access chain")
+        self.pure(Op::AccessChain, p, &[var, index])
+    }
+
+    /// Records the class of `id` ([`CONST`] or [`ENTRY`]).
+    fn mark(&mut self, id: Word, class: u8) {
+        let i = id as usize;
+        if self.class.len() <= i {
+            self.class.resize(i + 1 + i / 2, 0);
+        }
+        self.class[i] = class;
+    }
+
+    /// The class of `id`.
+    fn class(&self, id: Word) -> u8 {
+        self.class.get(id as usize).copied().unwrap_or(0)
+    }
+
+    /// Loads a u32 in the entry preamble (an input variable the invocation cannot change): a value that
+    /// dominates the whole function.
+    pub fn entry_load(&mut self, ptr: Word) -> Sv {
+        let u = self.t_u32();
+        let id = self.b.entry_res(Op::Load, u, &[ptr]);
+        self.mark(id, ENTRY);
+        Sv { id, ty: Ty::I32 }
+    }
+
+    /// A pure operation `op` of type `ty` on `args`: when every operand is a constant or an entry value,
+    /// computed once, in the entry preamble.
+    fn pure(&mut self, op: Op, ty: Word, args: &[Word]) -> Word {
+        debug_assert!(is_pure(op) && args.len() <= 4);
+        // An extended instruction's first two operands are the set and the instruction number.
+        let values = if op == Op::ExtInst { &args[2..] } else { args };
+        let global = values.iter().all(|&a| self.class(a) != 0);
+        if global {
+            let mut k = [0; 4];
+            k[..args.len()].copy_from_slice(args);
+            let key = (op as u32, ty, k);
+            if let Some(&id) = self.hoisted.get(&key) {
+                return id;
+            }
+            let id = self.b.entry_res(op, ty, args);
+            self.mark(id, ENTRY);
+            self.hoisted.insert(key, id);
+            return id;
+        }
+        // Not shared within a block: a hash lookup per instruction cost more than the words it saved.
+        self.b.res(op, ty, args)
     }
 
     /// Loads a u32 through `ptr`.
     pub fn load32(&mut self, ptr: Word) -> Sv {
-        let u = self.t_u32();
-        Sv {
-            id: self.b.load(u, None, ptr, None, []).expect("load"),
-            ty: Ty::I32,
-        }
+        self.load(ptr, Ty::I32)
     }
 
     /// Loads a value of type `t` through `ptr`.
     pub fn load(&mut self, ptr: Word, t: Ty) -> Sv {
-        let ty = self.t_of(t);
-        Sv {
-            id: self.b.load(ty, None, ptr, None, []).expect("load"),
-            ty: t,
-        }
+        self.res(Op::Load, t, &[ptr])
     }
 
     /// Stores `v` through `ptr`.
     pub fn store(&mut self, ptr: Word, v: Sv) {
-        self.b.store(ptr, v.id, None, []).expect("store");
+        self.b.op(Op::Store, &[ptr, v.id]);
+    }
+
+    /// Stores the value id `v` through `ptr`.
+    pub fn store_id(&mut self, ptr: Word, v: Word) {
+        self.b.op(Op::Store, &[ptr, v]);
     }
 
     /// A u32 constant id.
     pub fn c32(&mut self, v: u32) -> Word {
-        if let Some(id) = self.k32s.get(&v) {
+        if v < SMALL {
+            let slot = self.small[v as usize];
+            if slot != 0 {
+                return slot;
+            }
+        } else if let Some(id) = self.k32s.get(&v) {
             return *id;
         }
         let u = self.t_u32();
-        let id = self.b.constant_bit32(u, v);
-        self.k32s.insert(v, id);
+        let id = self.b.global(Op::Constant, u, &[v]);
+        self.kv.insert(id, Val::W(v));
+        self.mark(id, CONST);
+        if v < SMALL {
+            self.small[v as usize] = id;
+        } else {
+            self.k32s.insert(v, id);
+        }
         id
     }
 
@@ -296,9 +380,43 @@ impl Emit {
             return *id;
         }
         let u = self.t_u64();
-        let id = self.b.constant_bit64(u, v);
+        let id = self
+            .b
+            .global(Op::Constant, u, &[v as u32, (v >> 32) as u32]);
         self.k64s.insert(v, id);
+        self.kv.insert(id, Val::D(v));
+        self.mark(id, CONST);
         id
+    }
+
+    /// A u32-typed result of `op` on the value ids `args` (integer division, conversions and the like).
+    pub fn op32(&mut self, op: Op, args: &[Word]) -> Sv {
+        self.res(op, Ty::I32, args)
+    }
+
+    /// An `OpAtomic*` on the u32 at `ptr` with `scope` and semantics `sem`, then the value ids `args`
+    /// (for compare-exchange: the value, then the comparator; both semantics are `sem`). Its result (the old
+    /// value), or `None` for `OpAtomicStore`.
+    pub fn atomic32(
+        &mut self,
+        op: Op,
+        ptr: Word,
+        scope: spirv::Scope,
+        sem: u32,
+        args: &[Word],
+    ) -> Option<Sv> {
+        let scope = self.c32(scope as u32);
+        let sem = self.c32(sem);
+        let mut ops = vec![ptr, scope, sem];
+        if op == Op::AtomicCompareExchange {
+            ops.push(sem);
+        }
+        ops.extend_from_slice(args);
+        if op == Op::AtomicStore {
+            self.b.op(op, &ops);
+            return None;
+        }
+        Some(self.op32(op, &ops))
     }
 
     /// The id of `ScopeWorkgroup` and the acquire-release semantics for workgroup and storage-buffer memory,
@@ -310,27 +428,41 @@ impl Emit {
             | spirv::MemorySemantics::UNIFORM_MEMORY)
             .bits();
         let sem = self.c32(sem);
-        self.b.control_barrier(scope, scope, sem).expect("barrier");
+        self.b.op(Op::ControlBarrier, &[scope, scope, sem]);
     }
 
     /// Begins a new block labelled `label` (the previous one must be terminated).
     pub fn block(&mut self, label: Word) {
-        self.b.begin_block(Some(label)).expect("block");
+        self.b.begin_block(label);
+    }
+
+    /// `OpBranch` to `target`.
+    pub fn branch(&mut self, target: Word) {
+        self.b.op(Op::Branch, &[target]);
+    }
+
+    /// `OpBranchConditional` on `cond`.
+    pub fn branch_if(&mut self, cond: Sv, t: Word, f: Word) {
+        self.b.op(Op::BranchConditional, &[cond.id, t, f]);
+    }
+
+    /// `OpSelectionMerge` naming `merge`.
+    pub fn selection_merge(&mut self, merge: Word) {
+        self.b.op(
+            Op::SelectionMerge,
+            &[merge, spirv::SelectionControl::NONE.bits()],
+        );
     }
 
     /// `if cond { then() }`: a selection construct; the current block continues after it.
     pub fn if_then(&mut self, cond: Sv, then: impl FnOnce(&mut Emit)) {
         let t = self.b.id();
         let m = self.b.id();
-        self.b
-            .selection_merge(m, spirv::SelectionControl::NONE)
-            .expect("merge");
-        self.b
-            .branch_conditional(cond.id, t, m, [])
-            .expect("branch");
+        self.selection_merge(m);
+        self.branch_if(cond, t, m);
         self.block(t);
         then(self);
-        self.b.branch(m).expect("branch");
+        self.branch(m);
         self.block(m);
     }
 
@@ -339,18 +471,14 @@ impl Emit {
         let t = self.b.id();
         let f = self.b.id();
         let m = self.b.id();
-        self.b
-            .selection_merge(m, spirv::SelectionControl::NONE)
-            .expect("merge");
-        self.b
-            .branch_conditional(cond.id, t, f, [])
-            .expect("branch");
+        self.selection_merge(m);
+        self.branch_if(cond, t, f);
         self.block(t);
         a(self);
-        self.b.branch(m).expect("branch");
+        self.branch(m);
         self.block(f);
         b(self);
-        self.b.branch(m).expect("branch");
+        self.branch(m);
         self.block(m);
     }
 
@@ -361,12 +489,13 @@ impl Emit {
         let first = self.b.id();
         let cont = self.b.id();
         let merge = self.b.id();
-        self.b.branch(header).expect("branch");
+        self.branch(header);
         self.block(header);
-        self.b
-            .loop_merge(merge, cont, spirv::LoopControl::DONT_UNROLL, [])
-            .expect("loop");
-        self.b.branch(first).expect("branch");
+        self.b.op(
+            Op::LoopMerge,
+            &[merge, cont, spirv::LoopControl::DONT_UNROLL.bits()],
+        );
+        self.branch(first);
         self.block(first);
         Loop {
             header,
@@ -379,7 +508,7 @@ impl Emit {
     pub fn for_range(&mut self, n: Sv, body: impl FnOnce(&mut Emit, Sv)) {
         let i = self.local(Ty::I32);
         let z = self.c32(0);
-        self.b.store(i, z, None, []).expect("store");
+        self.store_id(i, z);
         let Loop {
             header,
             cont,
@@ -388,18 +517,16 @@ impl Emit {
         let body_l = self.b.id();
         let iv = self.load32(i);
         let more = self.cmp(Cmp::ULt, iv, n);
-        self.b
-            .branch_conditional(more.id, body_l, merge, [])
-            .expect("branch");
+        self.branch_if(more, body_l, merge);
         self.block(body_l);
         body(self, iv);
-        self.b.branch(cont).expect("branch");
+        self.branch(cont);
         self.block(cont);
         let iv = self.load32(i);
         let one = self.k32(1);
         let next = self.bin(Bin::Add, iv, one);
         self.store(i, next);
-        self.b.branch(header).expect("branch");
+        self.branch(header);
         self.block(merge);
         let iv = self.load32(i);
         let done = self.cmp(Cmp::UGe, iv, n);
@@ -421,17 +548,52 @@ impl Emit {
     }
 
     fn glsl(&mut self, t: Ty, inst: u32, args: &[Word]) -> Sv {
+        let mut ops = Vec::with_capacity(2 + args.len());
+        ops.push(self.glsl);
+        ops.push(inst);
+        ops.extend_from_slice(args);
+        self.res(Op::ExtInst, t, &ops)
+    }
+
+    /// The value of `v` if it is a constant.
+    fn known(&self, v: Sv) -> Option<Val> {
+        if self.class(v.id) != CONST {
+            return None;
+        }
+        self.kv.get(&v.id).copied()
+    }
+
+    /// The constant holding `v`.
+    fn konst(&mut self, v: Val) -> Sv {
+        match v {
+            Val::B(b) => self.kbool(b),
+            Val::W(w) => self.k32(w),
+            Val::D(d) => self.k64(d),
+        }
+    }
+
+    /// `f` on the values of `a` and `b` as a constant, when both are constants.
+    fn fold2(&mut self, a: Sv, b: Sv, f: impl FnOnce(&mut Eval, Val, Val) -> Val) -> Option<Sv> {
+        let (x, y) = (self.known(a)?, self.known(b)?);
+        let r = f(&mut Eval, x, y);
+        Some(self.konst(r))
+    }
+
+    /// `f` on the value of `a` as a constant, when it is one.
+    fn fold1(&mut self, a: Sv, f: impl FnOnce(&mut Eval, Val) -> Val) -> Option<Sv> {
+        let x = self.known(a)?;
+        let r = f(&mut Eval, x);
+        Some(self.konst(r))
+    }
+
+    /// A result of type `t` of `op` on `args`.
+    fn res(&mut self, op: Op, t: Ty, args: &[Word]) -> Sv {
         let ty = self.t_of(t);
-        let id = self
-            .b
-            .ext_inst(
-                ty,
-                None,
-                self.glsl,
-                inst,
-                args.iter().map(|a| Operand::IdRef(*a)),
-            )
-            .expect("ext inst");
+        let id = if is_pure(op) && args.len() <= 4 {
+            self.pure(op, ty, args)
+        } else {
+            self.b.res(op, ty, args)
+        };
         Sv { id, ty: t }
     }
 
@@ -473,58 +635,52 @@ impl Lower for Emit {
             return Sv { id, ty: Ty::Bool };
         }
         let t = self.t_bool();
-        let id = if v {
-            self.b.constant_true(t)
+        let op = if v {
+            Op::ConstantTrue
         } else {
-            self.b.constant_false(t)
+            Op::ConstantFalse
         };
+        let id = self.b.global(op, t, &[]);
         self.kb[slot] = Some(id);
+        self.kv.insert(id, Val::B(v));
+        self.mark(id, CONST);
         Sv { id, ty: Ty::Bool }
     }
     fn bin(&mut self, op: Bin, a: Sv, b: Sv) -> Sv {
-        let t = self.t_of(a.ty);
-        let id = match op {
-            Bin::Add => self.b.i_add(t, None, a.id, b.id),
-            Bin::Sub => self.b.i_sub(t, None, a.id, b.id),
-            Bin::Mul => self.b.i_mul(t, None, a.id, b.id),
-            Bin::And => self.b.bitwise_and(t, None, a.id, b.id),
-            Bin::Or => self.b.bitwise_or(t, None, a.id, b.id),
-            Bin::Xor => self.b.bitwise_xor(t, None, a.id, b.id),
+        if let Some(k) = self.fold2(a, b, |e, x, y| e.bin(op, x, y)) {
+            return k;
+        }
+        let op = match op {
+            Bin::Add => Op::IAdd,
+            Bin::Sub => Op::ISub,
+            Bin::Mul => Op::IMul,
+            Bin::And => Op::BitwiseAnd,
+            Bin::Or => Op::BitwiseOr,
+            Bin::Xor => Op::BitwiseXor,
             Bin::UMin => return self.glsl(a.ty, glsl::UMIN, &[a.id, b.id]),
             Bin::UMax => return self.glsl(a.ty, glsl::UMAX, &[a.id, b.id]),
             Bin::SMin => return self.glsl(a.ty, glsl::SMIN, &[a.id, b.id]),
             Bin::SMax => return self.glsl(a.ty, glsl::SMAX, &[a.id, b.id]),
-            Bin::Shl => {
+            Bin::Shl | Bin::LShr | Bin::AShr => {
                 let s = self.shift_amount(a, b);
-                self.b.shift_left_logical(t, None, a.id, s)
+                let op = match op {
+                    Bin::Shl => Op::ShiftLeftLogical,
+                    Bin::LShr => Op::ShiftRightLogical,
+                    _ => Op::ShiftRightArithmetic,
+                };
+                return self.res(op, a.ty, &[a.id, s]);
             }
-            Bin::LShr => {
-                let s = self.shift_amount(a, b);
-                self.b.shift_right_logical(t, None, a.id, s)
-            }
-            Bin::AShr => {
-                let s = self.shift_amount(a, b);
-                self.b.shift_right_arithmetic(t, None, a.id, s)
-            }
-        }
-        .expect("binary op");
-        Sv { id, ty: a.ty }
+        };
+        self.res(op, a.ty, &[a.id, b.id])
     }
     fn un(&mut self, op: Un, a: Sv) -> Sv {
-        let t = self.t_of(a.ty);
+        if let Some(k) = self.fold1(a, |e, x| e.un(op, x)) {
+            return k;
+        }
         match op {
-            Un::Not => Sv {
-                id: self.b.not(t, None, a.id).expect("not"),
-                ty: a.ty,
-            },
-            Un::BitRev if a.ty == Ty::I32 => Sv {
-                id: self.b.bit_reverse(t, None, a.id).expect("bitrev"),
-                ty: a.ty,
-            },
-            Un::BitCount if a.ty == Ty::I32 => Sv {
-                id: self.b.bit_count(t, None, a.id).expect("bitcount"),
-                ty: a.ty,
-            },
+            Un::Not => self.res(Op::Not, a.ty, &[a.id]),
+            Un::BitRev if a.ty == Ty::I32 => self.res(Op::BitReverse, a.ty, &[a.id]),
+            Un::BitCount if a.ty == Ty::I32 => self.res(Op::BitCount, a.ty, &[a.id]),
             // 64-bit forms through the two halves: Vulkan's Int64 does not cover every bit instruction.
             Un::BitRev => {
                 let lo = self.trunc(a);
@@ -566,77 +722,74 @@ impl Lower for Emit {
         }
     }
     fn cmp(&mut self, c: Cmp, a: Sv, b: Sv) -> Sv {
-        let t = self.t_bool();
-        let id = if a.ty == Ty::Bool {
+        if let Some(k) = self.fold2(a, b, |e, x, y| e.cmp(c, x, y)) {
+            return k;
+        }
+        let op = if a.ty == Ty::Bool {
             match c {
-                Cmp::Eq => self.b.logical_equal(t, None, a.id, b.id),
-                _ => self.b.logical_not_equal(t, None, a.id, b.id),
+                Cmp::Eq => Op::LogicalEqual,
+                _ => Op::LogicalNotEqual,
             }
         } else {
             match c {
-                Cmp::Eq => self.b.i_equal(t, None, a.id, b.id),
-                Cmp::Ne => self.b.i_not_equal(t, None, a.id, b.id),
-                Cmp::ULt => self.b.u_less_than(t, None, a.id, b.id),
-                Cmp::ULe => self.b.u_less_than_equal(t, None, a.id, b.id),
-                Cmp::UGt => self.b.u_greater_than(t, None, a.id, b.id),
-                Cmp::UGe => self.b.u_greater_than_equal(t, None, a.id, b.id),
-                Cmp::SLt => self.b.s_less_than(t, None, a.id, b.id),
-                Cmp::SLe => self.b.s_less_than_equal(t, None, a.id, b.id),
-                Cmp::SGt => self.b.s_greater_than(t, None, a.id, b.id),
-                Cmp::SGe => self.b.s_greater_than_equal(t, None, a.id, b.id),
+                Cmp::Eq => Op::IEqual,
+                Cmp::Ne => Op::INotEqual,
+                Cmp::ULt => Op::ULessThan,
+                Cmp::ULe => Op::ULessThanEqual,
+                Cmp::UGt => Op::UGreaterThan,
+                Cmp::UGe => Op::UGreaterThanEqual,
+                Cmp::SLt => Op::SLessThan,
+                Cmp::SLe => Op::SLessThanEqual,
+                Cmp::SGt => Op::SGreaterThan,
+                Cmp::SGe => Op::SGreaterThanEqual,
             }
-        }
-        .expect("compare");
-        Sv { id, ty: Ty::Bool }
+        };
+        self.res(op, Ty::Bool, &[a.id, b.id])
     }
     fn select(&mut self, c: Sv, a: Sv, b: Sv) -> Sv {
-        let t = self.t_of(a.ty);
-        Sv {
-            id: self.b.select(t, None, c.id, a.id, b.id).expect("select"),
-            ty: a.ty,
+        match self.known(c) {
+            Some(Val::B(true)) => return a,
+            Some(Val::B(false)) => return b,
+            _ if a == b => return a,
+            _ => {}
         }
+        self.res(Op::Select, a.ty, &[c.id, a.id, b.id])
     }
     fn band(&mut self, a: Sv, b: Sv) -> Sv {
-        let t = self.t_bool();
-        Sv {
-            id: self.b.logical_and(t, None, a.id, b.id).expect("and"),
-            ty: Ty::Bool,
+        if let Some(k) = self.fold2(a, b, |e, x, y| e.band(x, y)) {
+            return k;
         }
+        self.res(Op::LogicalAnd, Ty::Bool, &[a.id, b.id])
     }
     fn bor(&mut self, a: Sv, b: Sv) -> Sv {
-        let t = self.t_bool();
-        Sv {
-            id: self.b.logical_or(t, None, a.id, b.id).expect("or"),
-            ty: Ty::Bool,
+        if let Some(k) = self.fold2(a, b, |e, x, y| e.bor(x, y)) {
+            return k;
         }
+        self.res(Op::LogicalOr, Ty::Bool, &[a.id, b.id])
     }
     fn bnot(&mut self, a: Sv) -> Sv {
-        let t = self.t_bool();
-        Sv {
-            id: self.b.logical_not(t, None, a.id).expect("not"),
-            ty: Ty::Bool,
+        if let Some(k) = self.fold1(a, |e, x| e.bnot(x)) {
+            return k;
         }
+        self.res(Op::LogicalNot, Ty::Bool, &[a.id])
     }
     fn zext(&mut self, a: Sv) -> Sv {
-        let t = self.t_u64();
-        Sv {
-            id: self.b.u_convert(t, None, a.id).expect("zext"),
-            ty: Ty::I64,
+        if let Some(k) = self.fold1(a, |e, x| e.zext(x)) {
+            return k;
         }
+        self.res(Op::UConvert, Ty::I64, &[a.id])
     }
     fn sext(&mut self, a: Sv) -> Sv {
-        // OpSConvert on unsigned types sign-extends (SPIR-V: the operand is treated as signed).
-        let t = self.t_u64();
-        Sv {
-            id: self.b.s_convert(t, None, a.id).expect("sext"),
-            ty: Ty::I64,
+        if let Some(k) = self.fold1(a, |e, x| e.sext(x)) {
+            return k;
         }
+        // OpSConvert on unsigned types sign-extends (SPIR-V: the operand is treated as signed).
+        self.res(Op::SConvert, Ty::I64, &[a.id])
     }
     fn trunc(&mut self, a: Sv) -> Sv {
-        let t = self.t_u32();
-        Sv {
-            id: self.b.u_convert(t, None, a.id).expect("trunc"),
-            ty: Ty::I32,
+        if let Some(k) = self.fold1(a, |e, x| e.trunc(x)) {
+            return k;
         }
+        self.res(Op::UConvert, Ty::I32, &[a.id])
     }
 }
