@@ -78,8 +78,6 @@ pub(crate) struct Cx<'p> {
     next_id: u32,
     /// The segment id each block leader starts.
     leader_ids: Vec<(usize, u32)>,
-    /// The VGPRs each lane holds ([`prog_vgprs`]).
-    vgprs: u32,
     /// The timeout case's segment id, and the pc it reports.
     timeout_seg: u32,
     timeout_pc: Word,
@@ -224,6 +222,14 @@ impl<'p> Cx<'p> {
         let p = self.vreg_ptr(r);
         self.e.store(p, v);
         self.vknown[r as usize] = (self.e.b.generation(), v);
+    }
+
+    /// Forgets the register values known in the current block (after a write to a whole file).
+    pub fn forget_registers(&mut self) {
+        let unknown = (0, Sv { id: 0, ty: Ty::I32 });
+        self.vknown.fill(unknown);
+        self.sknown.fill(unknown);
+        self.active_known = None;
     }
 
     /// EXEC as a 64-bit value (EXEC_HI ignored in wave32).
@@ -840,7 +846,6 @@ pub(crate) fn compile(
         sw_merge: 0,
         next_id: 0,
         leader_ids: Vec::new(),
-        vgprs: nv,
         timeout_seg: store_unit + 2,
         timeout_pc,
         vknown: vec![(0, unknown); 256],
@@ -964,12 +969,10 @@ fn prog_vgprs(prog: &Program) -> u32 {
 fn init_group(cx: &mut Cx, g: Sv) {
     let shape = cx.shape;
     let z = cx.e.k32(0);
-    for r in 0..cx.vgprs {
-        cx.vset(r, z);
-    }
-    for r in 0..128 {
-        cx.sset(r, z);
-    }
+    // Every register starts at 0: one store per file (known values of the block are forgotten).
+    cx.e.zero_local_array(cx.v);
+    cx.e.zero_local_array(cx.s);
+    cx.forget_registers();
     for var in [cx.scc, cx.yld, cx.xc, cx.executed, cx.wstate] {
         cx.put(var, z);
     }

@@ -113,6 +113,10 @@ pub struct Emit {
     class: Vec<u8>,
     /// Pure operations computed in the preamble.
     hoisted: HashMap<Key, Word>,
+    /// Function-local arrays: (variable, array type, `OpConstantNull` of it once made).
+    arrays: Vec<(Word, Word, Word)>,
+    /// u64 constants below [`SMALL`] by value.
+    small64: Vec<Word>,
     /// A u32 function variable set to 1 when a loop ended before its condition did (the host cut it short);
     /// `None` until the module declares it.
     pub loop_cut: Option<Word>,
@@ -158,6 +162,8 @@ impl Emit {
             kv: HashMap::default(),
             class: Vec::new(),
             hoisted: HashMap::default(),
+            arrays: Vec::new(),
+            small64: vec![0; SMALL as usize],
             loop_cut: None,
             loop_sites: 0,
         }
@@ -205,7 +211,21 @@ impl Emit {
         let p = self.t_ptr(spirv::StorageClass::Function, arr);
         let v = self.b.function_variable(p);
         self.mark(v, ENTRY);
+        self.arrays.push((v, arr, 0));
         v
+    }
+
+    /// Zeroes every element of the function-local array `var` ([`Emit::local_array`]) with one store.
+    pub fn zero_local_array(&mut self, var: Word) {
+        let Some(i) = self.arrays.iter().position(|a| a.0 == var) else {
+            panic!("{var} is not a local array");
+        };
+        if self.arrays[i].2 == 0 {
+            let null = self.b.global(Op::ConstantNull, self.arrays[i].1, &[]);
+            self.arrays[i].2 = null;
+        }
+        let null = self.arrays[i].2;
+        self.store_id(var, null);
     }
 
     /// A function-local variable of type `t`.
@@ -376,14 +396,23 @@ impl Emit {
 
     /// A u64 constant id.
     pub fn c64(&mut self, v: u64) -> Word {
-        if let Some(id) = self.k64s.get(&v) {
+        if v < SMALL as u64 {
+            let slot = self.small64[v as usize];
+            if slot != 0 {
+                return slot;
+            }
+        } else if let Some(id) = self.k64s.get(&v) {
             return *id;
         }
         let u = self.t_u64();
         let id = self
             .b
             .global(Op::Constant, u, &[v as u32, (v >> 32) as u32]);
-        self.k64s.insert(v, id);
+        if v < SMALL as u64 {
+            self.small64[v as usize] = id;
+        } else {
+            self.k64s.insert(v, id);
+        }
         self.kv.insert(id, Val::D(v));
         self.mark(id, CONST);
         id
