@@ -3,7 +3,7 @@
 //! 16 instructions, lane-mask compares and cross-lane reads.
 //!
 //! `cargo bench -p recompiler --bench recompile`; the figures are in the README. Besides criterion's
-//! report it prints one line per workload: the best of ten wall times per 1,000 instructions (after two
+//! report it prints one line per workload: the best of ten wall times per 1,000 instructions (after ten
 //! warm-up runs) and the SPIR-V words per guest instruction.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
@@ -66,11 +66,12 @@ fn instructions(target: Target, words: &[u32]) -> u64 {
     n
 }
 
-/// The best of ten wall times after two runs that warm the allocator and caches (the first runs fault in
-/// fresh pages for the module and read slower).
+/// The best of ten wall times after ten runs that warm the allocator and caches: the first runs fault in
+/// fresh pages for every module until glibc's malloc raises its mmap threshold and reuses freed memory.
 fn best_of(mut f: impl FnMut()) -> Duration {
-    f();
-    f();
+    for _ in 0..10 {
+        f();
+    }
     (0..10)
         .map(|_| {
             let t = Instant::now();
