@@ -211,3 +211,102 @@ fn integer_format_loads_match_the_model_and_float_formats_are_refused() {
         other => panic!("expected unsupported, got {other:?}"),
     }
 }
+
+/// f32 arithmetic through the integer float engine: add, sub, subrev, mul, fma (VOP3 with source
+/// modifiers and VOP2 fmac), legacy multiply and the integer conversions, on special and random operands.
+const FLOAT_OPS: &str = "v_lshlrev_b32 v1, 4, v0\n\
+    buffer_load_dwordx4 v[10:13], v1, s[0:3], 0 offen\ns_waitcnt vmcnt(0)\n\
+    v_add_f32 v20, v10, v11\nv_sub_f32 v21, v10, v11\nv_subrev_f32 v22, v10, v11\nv_mul_f32 v23, v10, v11\n\
+    v_fma_f32 v24, v10, v11, v12\nv_mov_b32 v25, v12\nv_fmac_f32 v25, v10, v11\n\
+    v_fma_f32 v26, -v10, |v11|, -|v12|\nv_mul_legacy_f32 v27, v10, v11\n\
+    v_cvt_f32_i32 v28, v10\nv_cvt_f32_u32 v29, v11\nv_add_f32_e64 v30, -|v12|, v13\nv_cvt_f32_ubyte2 v31, v12\n\
+    v_lshlrev_b32 v1, 6, v0\n\
+    buffer_store_dwordx4 v[20:23], v1, s[4:7], 0 offen\n\
+    buffer_store_dwordx4 v[24:27], v1, s[4:7], 0 offen offset:16\n\
+    buffer_store_dwordx4 v[28:31], v1, s[4:7], 0 offen offset:32\ns_endpgm";
+
+#[test]
+fn f32_arithmetic_matches_the_model_in_every_float_mode() {
+    if !have_llvm_mc() {
+        return;
+    }
+    let Some(vulkan) = vulkan() else { return };
+    let model = ModelBackend::default();
+    let words = asm(32, FLOAT_OPS);
+    let special = [
+        0u32,
+        0x8000_0000,
+        1,
+        0x807f_ffff,
+        0x0080_0000,
+        0x3f80_0000,
+        0xbf7f_ffff,
+        0x7f7f_ffff,
+        0x7f80_0000,
+        0xff80_0000,
+        0x7fc0_0000,
+        0x7fa0_0001,
+        0xffbf_ffff,
+        0x3400_0000,
+        0x0040_0000,
+        0x4b80_0001,
+    ];
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed >> 16) as u32
+    };
+    let inputs: Vec<Vec<u32>> = (0..256u32)
+        .map(|_| {
+            (0..4)
+                .map(|k| {
+                    let r = next();
+                    if r % 3 == 0 {
+                        special[(r as usize >> 4) % special.len()] ^ (k << 31)
+                    } else if r % 3 == 1 {
+                        // Tiny and huge exponents, where flushing and overflow decide.
+                        (r & 0x8000_0000) | ((r >> 8 & 1) * 0x7e00_0000) | (next() & 0x01ff_ffff)
+                    } else {
+                        next()
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    // Every round direction and f32 denormal setting, IEEE_MODE on and off.
+    for (float_mode, ieee) in [
+        (0xc0u8, false),
+        (0xf0, true),
+        (0xf1, false),
+        (0xe2, true),
+        (0xd3, false),
+        (0xc3, true),
+    ] {
+        let mut j = job(&words, 32, 256, (4, 16), |l| inputs[l as usize].clone());
+        j.mode = measurements::FloatMode {
+            float_mode,
+            ieee,
+            ..measurements::FloatMode::TITLE
+        };
+        let m = model.run(&j).expect("model");
+        let v = vulkan
+            .run(&j)
+            .unwrap_or_else(|e| panic!("mode {float_mode:#x}: {e}"));
+        let (mo, vo) = (m.array("out").unwrap(), v.array("out").unwrap());
+        // Twelve of each lane's sixteen output words are results.
+        assert_eq!(vo.iter().filter(|&&w| w != 0xdead_beef).count(), 256 * 12);
+        for (i, (a, b)) in mo.iter().zip(vo).enumerate() {
+            assert_eq!(
+                a,
+                b,
+                "mode {float_mode:#x} ieee {ieee}: lane {} output {}: inputs {:08x?}",
+                i / 16,
+                i % 16,
+                inputs[i / 16]
+            );
+        }
+        assert_eq!(v.arrays, m.arrays, "mode {float_mode:#x}");
+    }
+}

@@ -224,6 +224,16 @@ impl<'p> Cx<'p> {
         self.vknown[r as usize] = (self.e.b.generation(), v);
     }
 
+    /// The MODE register's value: a constant when the program never writes it (the float engine then
+    /// folds to the one mode), else the variable.
+    pub fn mode_word(&mut self) -> Sv {
+        if self.prog.writes_mode() {
+            self.get(self.mode)
+        } else {
+            self.e.k32(self.shape.mode)
+        }
+    }
+
     /// Forgets the register values known in the current block (after a write to a whole file).
     pub fn forget_registers(&mut self) {
         let unknown = (0, Sv { id: 0, ty: Ty::I32 });

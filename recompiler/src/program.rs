@@ -83,6 +83,7 @@ pub struct Program {
     pub outside: BTreeSet<usize>,
     /// The encodings the instructions use, each once.
     encodings: Vec<Encoding>,
+    writes_mode: bool,
 }
 
 impl Program {
@@ -174,7 +175,14 @@ impl Program {
                 encodings.push(i.encoding);
             }
         }
+        let writes_mode = insts.iter().any(|i| {
+            matches!(
+                i.op,
+                Op::SSetregB32 | Op::SSetregImm32B32 | Op::SRoundMode | Op::SDenormMode
+            )
+        });
         Ok(Program {
+            writes_mode,
             encodings,
             target,
             words: words.to_vec(),
@@ -214,6 +222,11 @@ impl Program {
     /// Every reachable instruction (in no particular order).
     pub fn instructions(&self) -> impl Iterator<Item = &Instruction> {
         self.insts.iter()
+    }
+
+    /// Does any instruction write the MODE register (s_setreg, s_round_mode, s_denorm_mode)?
+    pub fn writes_mode(&self) -> bool {
+        self.writes_mode
     }
 
     /// Does any instruction of the program have the encoding `e`?

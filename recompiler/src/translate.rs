@@ -580,6 +580,83 @@ fn sopp(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
 // -------------------------------------------------------------------------------------------------
 // Vector ALU.
 
+/// The f32 operations translated through the integer float engine ([`crate::sem::f32`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum FloatOp {
+    Add,
+    Sub,
+    Subrev,
+    Mul,
+    /// `a * b + c`; where c comes from (VOP3 source 2, the old destination, the literal).
+    Fma(FmaC),
+    /// v_fmamk_f32: `a * K + b`.
+    FmaMk,
+    MulLegacy,
+    /// v_cvt_f32_i32 (signed) or v_cvt_f32_u32: an integer source, read without modifiers.
+    FromInt(bool),
+    /// v_cvt_f32_ubyteN: byte N of the source (exact).
+    Ubyte(u32),
+    /// v_min_f32 (false) or v_max_f32 (true).
+    MinMax(bool),
+    /// v_min3_f32 or v_max3_f32: the pair operation twice (rule `minmax.three_as_pairs`).
+    MinMax3(bool),
+    Med3,
+    /// v_fma_legacy_f32 (addend source 2) or v_fmac_legacy_f32 (the old destination).
+    FmaLegacy(FmaC),
+}
+
+/// The addend of an FMA form.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum FmaC {
+    Src2,
+    Vdst,
+    K,
+}
+
+fn float_op(op: Op) -> Option<FloatOp> {
+    Some(match op {
+        Op::VAddF32 => FloatOp::Add,
+        Op::VSubF32 => FloatOp::Sub,
+        Op::VSubrevF32 => FloatOp::Subrev,
+        Op::VMulF32 => FloatOp::Mul,
+        Op::VFmaF32 => FloatOp::Fma(FmaC::Src2),
+        Op::VFmacF32 => FloatOp::Fma(FmaC::Vdst),
+        Op::VFmaakF32 => FloatOp::Fma(FmaC::K),
+        Op::VFmamkF32 => FloatOp::FmaMk,
+        Op::VMulLegacyF32 => FloatOp::MulLegacy,
+        Op::VCvtF32I32 => FloatOp::FromInt(true),
+        Op::VCvtF32U32 => FloatOp::FromInt(false),
+        Op::VCvtF32Ubyte0 => FloatOp::Ubyte(0),
+        Op::VCvtF32Ubyte1 => FloatOp::Ubyte(1),
+        Op::VCvtF32Ubyte2 => FloatOp::Ubyte(2),
+        Op::VCvtF32Ubyte3 => FloatOp::Ubyte(3),
+        Op::VMinF32 => FloatOp::MinMax(false),
+        Op::VMaxF32 => FloatOp::MinMax(true),
+        Op::VMin3F32 => FloatOp::MinMax3(false),
+        Op::VMax3F32 => FloatOp::MinMax3(true),
+        Op::VMed3F32 => FloatOp::Med3,
+        Op::VFmaLegacyF32 => FloatOp::FmaLegacy(FmaC::Src2),
+        Op::VFmacLegacyF32 => FloatOp::FmaLegacy(FmaC::Vdst),
+        _ => return None,
+    })
+}
+
+/// Applies the VOP3/DPP/SDWA `abs` then `neg` modifiers of source `i` to f32 bits (rule
+/// `modifier.neg_abs_bits`: the modifiers act on the bits, NaNs included).
+fn float_source(cx: &mut Cx, inst: &Instruction, i: u32, v: Sv) -> Sv {
+    let m = inst.mods;
+    let v = if m.abs >> i & 1 == 1 {
+        cx.e.bink(Bin::And, v, 0x7fff_ffff)
+    } else {
+        v
+    };
+    if m.neg >> i & 1 == 1 {
+        cx.e.bink(Bin::Xor, v, 0x8000_0000)
+    } else {
+        v
+    }
+}
+
 /// Refuses the encoding features this translator does not apply yet, after the fields the model itself
 /// refuses (so both backends refuse the same words).
 fn vector_forms(inst: &Instruction, pc: usize) -> Result<(), Refusal> {
@@ -588,11 +665,20 @@ fn vector_forms(inst: &Instruction, pc: usize) -> Result<(), Refusal> {
         other => refusal(inst, pc, other.to_string()),
     })?;
     let m = inst.mods;
-    if m.abs != 0 || m.neg != 0 || m.neg_hi != 0 || m.omod != 0 {
+    // neg and abs are bit operations on float sources, applied where those are read.
+    let float = float_op(inst.op).is_some();
+    if (m.abs != 0 || m.neg != 0) && !float || m.neg_hi != 0 || m.omod != 0 {
         return Err(refusal(
             inst,
             pc,
             "source and output modifiers are not translated yet",
+        ));
+    }
+    if float && m.clamp {
+        return Err(refusal(
+            inst,
+            pc,
+            "the clamp modifier on float operations is not translated yet",
         ));
     }
     if let Control::Sdwa(s) = inst.control {
@@ -889,6 +975,80 @@ fn vector(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
         Some(Operand::Vgpr { first, .. }) => Ok(first as u32),
         other => Err(refusal(inst, pc, format!("vector destination {other:?}"))),
     };
+
+    if let Some(f) = float_op(op) {
+        let raw = src(cx, Role::Src0, false)?;
+        let a = float_source(cx, inst, 0, raw);
+        let b = if has(Role::Src1) {
+            let b = src(cx, Role::Src1, false)?;
+            float_source(cx, inst, 1, b)
+        } else {
+            cx.e.k32(0)
+        };
+        // Addends and the literal as the model reads them (no modifiers on the old destination or K).
+        let c = match f {
+            FloatOp::Fma(FmaC::Src2)
+            | FloatOp::FmaLegacy(FmaC::Src2)
+            | FloatOp::MinMax3(_)
+            | FloatOp::Med3 => {
+                let c = src(cx, Role::Src2, false)?;
+                Some(float_source(cx, inst, 2, c))
+            }
+            FloatOp::Fma(FmaC::Vdst) | FloatOp::FmaLegacy(FmaC::Vdst) => Some(cx.vget(vdst()?)),
+            FloatOp::Fma(FmaC::K) | FloatOp::FmaMk => {
+                let o = cx.op(inst, Role::K, pc)?;
+                Some(cx.vread(o, false, inst, pc)?)
+            }
+            _ => None,
+        };
+        let mode = cx.mode_word();
+        let e = &mut cx.e;
+        let env = crate::sem::f32::env(e, mode);
+        let r = match f {
+            FloatOp::Add => crate::sem::f32::add(e, &env, a, b),
+            FloatOp::Sub => {
+                let nb = e.bink(Bin::Xor, b, 0x8000_0000);
+                crate::sem::f32::add(e, &env, a, nb)
+            }
+            FloatOp::Subrev => {
+                let na = e.bink(Bin::Xor, a, 0x8000_0000);
+                crate::sem::f32::add(e, &env, na, b)
+            }
+            FloatOp::Mul => crate::sem::f32::mul(e, &env, a, b),
+            FloatOp::Fma(_) => {
+                let c = c.expect("an addend");
+                crate::sem::f32::fma(e, &env, a, b, c)
+            }
+            FloatOp::FmaMk => {
+                // a * K + b: the literal is the second factor and source 1 the addend.
+                let k = c.expect("the literal");
+                crate::sem::f32::fma(e, &env, a, k, b)
+            }
+            FloatOp::MulLegacy => crate::sem::f32::mul_legacy(e, &env, a, b),
+            FloatOp::FromInt(signed) => crate::sem::f32::from_int(e, &env, raw, signed),
+            FloatOp::Ubyte(n) => {
+                let byte = e.field(raw, 8 * n, 8);
+                crate::sem::f32::from_int(e, &env, byte, false)
+            }
+            FloatOp::MinMax(max) => crate::sem::f32::minmax(e, &env, a, b, max),
+            FloatOp::Med3 => {
+                let c = c.expect("source 2");
+                crate::sem::f32::med3(e, &env, a, b, c)
+            }
+            FloatOp::FmaLegacy(_) => {
+                let c = c.expect("an addend");
+                crate::sem::f32::fma_legacy(e, &env, a, b, c)
+            }
+            FloatOp::MinMax3(max) => {
+                let c = c.expect("source 2");
+                let ab = crate::sem::f32::minmax(e, &env, a, b, max);
+                crate::sem::f32::minmax(e, &env, ab, c, max)
+            }
+        };
+        let d = vdst()?;
+        write32(cx, inst, pc, d, r, active)?;
+        return Ok(Done::Next);
+    }
 
     // Compares: the lane's bit, exchanged into the wave's mask.
     if let Some((bits, _, cmpx, _)) = valu::int_compare(op) {

@@ -1,0 +1,556 @@
+//! f32 add, multiply and fused multiply-add in integer operations, bit-exact with the reference model in every float mode.
+//!
+//! No host float instruction is used: Vulkan leaves denormal handling, NaN payloads and (without float
+//! controls) every rounding direction but nearest-even to the implementation, and lavapipe has no
+//! round-to-zero at all. The engine is the model's (`reference_model::float::core`) restated branch-free:
+//! operands unpack to a 24-bit significand and an exponent, the exact sum or product is formed in 64-bit
+//! integers (a sum normalizes both terms to bit 61 and keeps a sticky bit, exact for rounding to 24 bits:
+//! see [`exact_sum`]), and one rounding routine applies the mode's direction, tininess after rounding (rule
+//! `f32.tininess.after_rounding`) and the output flush. NaN sources are chosen before anything else (rule
+//! `nan.select.first_source`), quieted only under IEEE_MODE (`nan.quiet.ieee_only`); invalid operations give
+//! the default NaN 0xffc00000 (`nan.default`). `tests/f32_soft.rs` compares every function here, through
+//! [`crate::lower::Eval`], with the model's on special and random operands in all 32 relevant modes.
+//!
+//! Signed exponents are carried as two's-complement `I32` values and compared signed.
+
+use crate::lower::{Bin, Cmp, Lower, Ty, Un};
+
+/// The f32 fields of the MODE register as values: the round field (0 nearest even, 1 toward +inf,
+/// 2 toward -inf, 3 toward zero), whether denormal inputs and results are kept, and IEEE_MODE.
+#[derive(Clone, Copy, Debug)]
+pub struct Env<V: Copy> {
+    /// MODE.FP_ROUND bits 1:0 (u32 0..=3).
+    pub rm: V,
+    /// FP_DENORM bit 4: denormal inputs are read as they are (else as signed zeros).
+    pub keep_in: V,
+    /// FP_DENORM bit 5: denormal results are written (else tiny results are signed zeros).
+    pub keep_out: V,
+    /// IEEE_MODE (bit 9): a returned NaN source is quieted.
+    pub ieee: V,
+}
+
+/// The f32 environment of the MODE register value `mode` (rule `mode.hwreg_layout`).
+pub fn env<L: Lower>(e: &mut L, mode: L::V) -> Env<L::V> {
+    let rm = e.field(mode, 0, 2);
+    let ki = e.field(mode, 4, 1);
+    let ko = e.field(mode, 5, 1);
+    let ie = e.field(mode, 9, 1);
+    Env {
+        rm,
+        keep_in: e.nz(ki),
+        keep_out: e.nz(ko),
+        ieee: e.nz(ie),
+    }
+}
+
+/// The default NaN (rule `nan.default`).
+const DEFAULT_NAN: u64 = 0xffc0_0000;
+
+/// An unpacked operand: sign bit (0/1), class flags, 24-bit significand and the exponent of its lsb.
+struct Unpacked<V> {
+    sign: V,
+    zero: V,
+    inf: V,
+    /// The significand with its implicit bit (0 for zeros and infinities).
+    sig: V,
+    /// The value is `sig * 2^exp` (two's complement).
+    exp: V,
+}
+
+fn is_nan<L: Lower>(e: &mut L, x: L::V) -> L::V {
+    let mag = e.bink(Bin::And, x, 0x7fff_ffff);
+    let inf = e.k32(0x7f80_0000);
+    e.cmp(Cmp::UGt, mag, inf)
+}
+
+/// The first NaN of `a`, `b` (as given, quieted under IEEE_MODE) and whether there was one.
+fn first_nan<L: Lower>(e: &mut L, env: &Env<L::V>, a: L::V, b: L::V) -> (L::V, L::V) {
+    let na = is_nan(e, a);
+    let nb = is_nan(e, b);
+    let any = e.bor(na, nb);
+    let v = e.select(na, a, b);
+    let q = e.bink(Bin::Or, v, 0x0040_0000);
+    let v = e.select(env.ieee, q, v);
+    (any, v)
+}
+
+/// Unpacks a non-NaN `x`; a denormal is read as its signed zero unless denormal inputs are kept.
+fn unpack<L: Lower>(e: &mut L, env: &Env<L::V>, x: L::V) -> Unpacked<L::V> {
+    let sign = e.bink(Bin::LShr, x, 31);
+    let ef = e.field(x, 23, 8);
+    let m = e.bink(Bin::And, x, 0x007f_ffff);
+    let z = e.k32(0);
+    let e0 = e.cmp(Cmp::Eq, ef, z);
+    let m0 = e.cmp(Cmp::Eq, m, z);
+    let flush = e.bnot(env.keep_in);
+    let sub_zero = e.bor(m0, flush);
+    let zero = e.band(e0, sub_zero);
+    let k255 = e.k32(255);
+    let inf = e.cmp(Cmp::Eq, ef, k255);
+    let implicit = e.bink(Bin::Or, m, 0x0080_0000);
+    let sig = e.select(e0, m, implicit);
+    let special = e.bor(zero, inf);
+    let sig = e.select(special, z, sig);
+    // Denormals have the exponent of the smallest normal: field 1.
+    let one = e.k32(1);
+    let ef = e.select(e0, one, ef);
+    let exp = e.bink(Bin::Sub, ef, 150);
+    Unpacked {
+        sign,
+        zero,
+        inf,
+        sig,
+        exp,
+    }
+}
+
+/// Does rounding in direction `rm` add one ulp, for a value of sign `sign` (0/1) whose dropped part
+/// has its half bit `half` and any lower bit `sticky`, the kept part being odd `odd`?
+fn rounds_up<L: Lower>(
+    e: &mut L,
+    rm: L::V,
+    sign: L::V,
+    half: L::V,
+    sticky: L::V,
+    odd: L::V,
+) -> L::V {
+    let inexact = e.bor(half, sticky);
+    let tie_or_more = e.bor(sticky, odd);
+    let ne = e.band(half, tie_or_more);
+    let z = e.k32(0);
+    let pos = e.cmp(Cmp::Eq, sign, z);
+    let neg = e.bnot(pos);
+    let up = e.band(inexact, pos);
+    let down = e.band(inexact, neg);
+    let no = e.kbool(false);
+    // rm: 0 nearest even, 1 toward +inf, 2 toward -inf, 3 toward zero.
+    let is = |e: &mut L, k: u32| {
+        let kv = e.k32(k);
+        e.cmp(Cmp::Eq, rm, kv)
+    };
+    let r0 = is(e, 0);
+    let r1 = is(e, 1);
+    let r2 = is(e, 2);
+    let a = e.select(r2, down, no);
+    let b = e.select(r1, up, a);
+    e.select(r0, ne, b)
+}
+
+/// Is any of the `n` low bits of the 64-bit `m` set (`n` a 64-bit value below 64)?
+fn low_bits<L: Lower>(e: &mut L, m: L::V, n: L::V) -> L::V {
+    let one = e.k64(1);
+    let mask = e.bin(Bin::Shl, one, n);
+    let mask = e.bink(Bin::Sub, mask, 1);
+    let low = e.bin(Bin::And, m, mask);
+    let z = e.k64(0);
+    e.cmp(Cmp::Ne, low, z)
+}
+
+/// `sig >> s` rounded in direction `rm` (64-bit `sig`, u32 `s` of any size): the quotient (64 bits).
+fn shr_round<L: Lower>(e: &mut L, rm: L::V, sign: L::V, sig: L::V, s: L::V) -> L::V {
+    let z32 = e.k32(0);
+    let z64 = e.k64(0);
+    let none = e.cmp(Cmp::Eq, s, z32);
+    let k64 = e.k32(64);
+    let all = e.cmp(Cmp::UGt, s, k64);
+    // Shifts of 1..=64 in two steps so no single shift reaches the width.
+    let s1 = e.bink(Bin::Sub, s, 1);
+    let s1 = e.bink(Bin::UMin, s1, 63);
+    let s1w = e.zext(s1);
+    let below = e.bin(Bin::LShr, sig, s1w);
+    let half = e.bink(Bin::And, below, 1);
+    let half = e.nz(half);
+    let q = e.bink(Bin::LShr, below, 1);
+    let sticky = low_bits(e, sig, s1w);
+    // s > 64: everything is sticky; s == 0: nothing is dropped.
+    let nz = e.cmp(Cmp::Ne, sig, z64);
+    let no = e.kbool(false);
+    let half = e.select(all, no, half);
+    let sticky = e.select(all, nz, sticky);
+    let q = e.select(all, z64, q);
+    let half = e.select(none, no, half);
+    let sticky = e.select(none, no, sticky);
+    let q = e.select(none, sig, q);
+    let odd = e.bink(Bin::And, q, 1);
+    let odd = e.nz(odd);
+    let up = rounds_up(e, rm, sign, half, sticky, odd);
+    let u = e.b2i(up, Ty::I64);
+    e.bin(Bin::Add, q, u)
+}
+
+/// Rounds the exact non-zero value `(-1)^sign * sig * 2^exp` (64-bit `sig`, two's-complement `exp`) to
+/// f32 bits, as the model's `round_pack`.
+fn round_pack<L: Lower>(e: &mut L, env: &Env<L::V>, sign: L::V, sig: L::V, exp: L::V) -> L::V {
+    let msb = e.un(Un::FindMsb, sig);
+    // Exponent of the msb, then the shift that leaves 24 bits.
+    let emsb = e.bin(Bin::Add, exp, msb);
+    let k23 = e.k32(23);
+    let wide = e.cmp(Cmp::UGt, msb, k23);
+    let sr = e.bink(Bin::Sub, msb, 23);
+    let z = e.k32(0);
+    let sr = e.select(wide, sr, z);
+    let sl = e.bin(Bin::Sub, k23, msb);
+    let sl = e.select(wide, z, sl);
+    let q = shr_round(e, env.rm, sign, sig, sr);
+    let slw = e.zext(sl);
+    let q = e.bin(Bin::Shl, q, slw);
+    // A carry out of the 24 bits: one more exponent.
+    let carry = e.bink(Bin::LShr, q, 24);
+    let carry = e.trunc(carry);
+    let cw = e.zext(carry);
+    let q = e.bin(Bin::LShr, q, cw);
+    let emsb = e.bin(Bin::Add, emsb, carry);
+    let biased = e.bink(Bin::Add, emsb, 127);
+    // Tininess after rounding: the rounded exponent is below the smallest normal's.
+    let k1 = e.k32(1);
+    let tiny = e.cmp(Cmp::SLt, biased, k1);
+    let k254 = e.k32(254);
+    let over = e.cmp(Cmp::SGt, biased, k254);
+    let s31 = e.bink(Bin::Shl, sign, 31);
+    let q32 = e.trunc(q);
+    let frac = e.bink(Bin::And, q32, 0x007f_ffff);
+    let ex = e.bink(Bin::Shl, biased, 23);
+    let normal = e.bin(Bin::Or, ex, frac);
+    let normal = e.bin(Bin::Or, normal, s31);
+    // Overflow: infinity, or the largest finite value where the direction points to zero.
+    let z32 = e.k32(0);
+    let pos = e.cmp(Cmp::Eq, sign, z32);
+    let neg = e.bnot(pos);
+    let r0 = {
+        let k = e.k32(0);
+        e.cmp(Cmp::Eq, env.rm, k)
+    };
+    let r1 = {
+        let k = e.k32(1);
+        e.cmp(Cmp::Eq, env.rm, k)
+    };
+    let r2 = {
+        let k = e.k32(2);
+        e.cmp(Cmp::Eq, env.rm, k)
+    };
+    let up_inf = e.band(r1, pos);
+    let down_inf = e.band(r2, neg);
+    let to_inf = e.bor(r0, up_inf);
+    let to_inf = e.bor(to_inf, down_inf);
+    let inf = e.bink(Bin::Or, s31, 0x7f80_0000);
+    let maxf = e.bink(Bin::Or, s31, 0x7f7f_ffff);
+    let ovf = e.select(to_inf, inf, maxf);
+    // Tiny: the signed zero, or the denormal rounded from the exact value (quantum 2^-149).
+    let kq = e.k32((-149i32) as u32);
+    let sd = e.bin(Bin::Sub, kq, exp);
+    let pos_shift = e.cmp(Cmp::SGt, sd, z32);
+    let sd_r = e.select(pos_shift, sd, z32);
+    let dq = shr_round(e, env.rm, sign, sig, sd_r);
+    let ls = e.bin(Bin::Sub, z32, sd);
+    let ls = e.select(pos_shift, z32, ls);
+    let ls = e.bink(Bin::UMin, ls, 63);
+    let lsw = e.zext(ls);
+    let dq = e.bin(Bin::Shl, dq, lsw);
+    let dq = e.trunc(dq);
+    let den = e.bin(Bin::Or, s31, dq);
+    let tiny_bits = e.select(env.keep_out, den, s31);
+    let r = e.select(over, ovf, normal);
+    e.select(tiny, tiny_bits, r)
+}
+
+/// Moves the top bit of the non-zero 64-bit `m` to bit 61, adjusting the exponent `x` (a zero stays).
+fn normalize<L: Lower>(e: &mut L, m: L::V, x: L::V) -> (L::V, L::V) {
+    let msb = e.un(Un::FindMsb, m);
+    let k61 = e.k32(61);
+    let sh = e.bin(Bin::Sub, k61, msb);
+    let sh = e.bink(Bin::And, sh, 63);
+    let shw = e.zext(sh);
+    let m2 = e.bin(Bin::Shl, m, shw);
+    let x2 = e.bin(Bin::Sub, x, sh);
+    let z = e.k64(0);
+    let zero = e.cmp(Cmp::Eq, m, z);
+    (e.select(zero, m, m2), e.select(zero, x, x2))
+}
+
+/// The exact sum of `(-1)^s1 * m1 * 2^x1` and `(-1)^s2 * m2 * 2^x2` (64-bit significands below 2^62),
+/// as sign, significand and exponent for [`round_pack`]; the significand is 0 for an exact zero.
+///
+/// Both are normalized to bit 61 and the one with the smaller exponent shifted right with a sticky bit,
+/// the model's `add_exact` in 64 bits: a difference of exponents of two or more cancels at most one bit,
+/// so the sum keeps its top bit at 60 or above and the sticky bit lies 36 bits below the rounding
+/// position of a 24-bit result; at a difference of one or zero nothing is shifted out (both operands
+/// carry at least 14 zero bits at the bottom).
+fn exact_sum<L: Lower>(
+    e: &mut L,
+    a: (L::V, L::V, L::V),
+    b: (L::V, L::V, L::V),
+) -> (L::V, L::V, L::V) {
+    let (s1, m1, x1) = a;
+    let (s2, m2, x2) = b;
+    let (m1, x1) = normalize(e, m1, x1);
+    let (m2, x2) = normalize(e, m2, x2);
+    let z64 = e.k64(0);
+    // A zero operand never has the larger exponent.
+    let z1 = e.cmp(Cmp::Eq, m1, z64);
+    let z2 = e.cmp(Cmp::Eq, m2, z64);
+    let ge = e.cmp(Cmp::SGe, x1, x2);
+    let nz1 = e.bnot(z1);
+    let by_exp = e.band(nz1, ge);
+    let first = e.bor(z2, by_exp);
+    let (ea, eb) = (e.select(first, x1, x2), e.select(first, x2, x1));
+    let (ma, mb) = (e.select(first, m1, m2), e.select(first, m2, m1));
+    let (sa, sb) = (e.select(first, s1, s2), e.select(first, s2, s1));
+    let d = e.bin(Bin::Sub, ea, eb);
+    let k63 = e.k32(63);
+    let far = e.cmp(Cmp::UGe, d, k63);
+    let dc = e.bink(Bin::UMin, d, 63);
+    let dw = e.zext(dc);
+    let shifted = e.bin(Bin::LShr, mb, dw);
+    let lost = low_bits(e, mb, dw);
+    let mb_nz = e.cmp(Cmp::Ne, mb, z64);
+    let lost = e.select(far, mb_nz, lost);
+    let shifted = e.select(far, z64, shifted);
+    let st = e.b2i(lost, Ty::I64);
+    let mb = e.bin(Bin::Or, shifted, st);
+    let same_sign = e.cmp(Cmp::Eq, sa, sb);
+    let sum = e.bin(Bin::Add, ma, mb);
+    let a_big = e.cmp(Cmp::UGe, ma, mb);
+    let d1 = e.bin(Bin::Sub, ma, mb);
+    let d2 = e.bin(Bin::Sub, mb, ma);
+    let diff = e.select(a_big, d1, d2);
+    let dsign = e.select(a_big, sa, sb);
+    let m = e.select(same_sign, sum, diff);
+    let s = e.select(same_sign, sa, dsign);
+    (s, m, ea)
+}
+
+/// The result of an exact zero sum of two values whose zero flags are `z1`, `z2` and signs `s1`, `s2`:
+/// two zeros of one sign give that zero; otherwise +0, or -0 rounding toward -inf.
+fn zero_sum<L: Lower>(e: &mut L, env: &Env<L::V>, z1: L::V, s1: L::V, z2: L::V, s2: L::V) -> L::V {
+    let k2 = e.k32(2);
+    let down = e.cmp(Cmp::Eq, env.rm, k2);
+    let both = e.band(z1, z2);
+    let same = e.cmp(Cmp::Eq, s1, s2);
+    let keep = e.band(both, same);
+    let zs = e.b2i(down, Ty::I32);
+    let zs = e.select(keep, s1, zs);
+    e.bink(Bin::Shl, zs, 31)
+}
+
+/// The infinity of a sum with infinite flags `i1`, `i2` and signs `s1`, `s2` (opposite infinities: the
+/// default NaN).
+fn inf_sum<L: Lower>(e: &mut L, i1: L::V, s1: L::V, i2: L::V, s2: L::V) -> L::V {
+    let both = e.band(i1, i2);
+    let same = e.cmp(Cmp::Eq, s1, s2);
+    let opposite = e.bnot(same);
+    let invalid = e.band(both, opposite);
+    let s = e.select(i1, s1, s2);
+    let s = e.bink(Bin::Shl, s, 31);
+    let inf = e.bink(Bin::Or, s, 0x7f80_0000);
+    let dnan = e.k32(DEFAULT_NAN as u32);
+    e.select(invalid, dnan, inf)
+}
+
+/// `v_add_f32` semantics on f32 bits `a`, `b` (modifiers already applied): the model's `add_f32`.
+pub fn add<L: Lower>(e: &mut L, env: &Env<L::V>, a: L::V, b: L::V) -> L::V {
+    let (any_nan, nan) = first_nan(e, env, a, b);
+    let x = unpack(e, env, a);
+    let y = unpack(e, env, b);
+    let any_inf = e.bor(x.inf, y.inf);
+    let inf = inf_sum(e, x.inf, x.sign, y.inf, y.sign);
+    let mx = e.zext(x.sig);
+    let my = e.zext(y.sig);
+    let (s, m, exp) = exact_sum(e, (x.sign, mx, x.exp), (y.sign, my, y.exp));
+    let z64 = e.k64(0);
+    let m_zero = e.cmp(Cmp::Eq, m, z64);
+    let one = e.k64(1);
+    let m_safe = e.select(m_zero, one, m);
+    let rounded = round_pack(e, env, s, m_safe, exp);
+    let zero = zero_sum(e, env, x.zero, x.sign, y.zero, y.sign);
+    let r = e.select(m_zero, zero, rounded);
+    let r = e.select(any_inf, inf, r);
+    e.select(any_nan, nan, r)
+}
+
+/// `v_fma_f32` semantics (`a * b + c` rounded once, modifiers already applied): the model's `fma_f32`,
+/// NaN order included (a NaN among `a`, `b`; then inf * 0, which gives the default NaN even with a NaN
+/// `c`, rule `nan.fma.invalid_product`; then a NaN `c`).
+pub fn fma<L: Lower>(e: &mut L, env: &Env<L::V>, a: L::V, b: L::V, c: L::V) -> L::V {
+    let (nan_ab, nan1) = first_nan(e, env, a, b);
+    let (nan_c, nan2) = first_nan(e, env, c, c);
+    let x = unpack(e, env, a);
+    let y = unpack(e, env, b);
+    let z = unpack(e, env, c);
+    let psign = e.bin(Bin::Xor, x.sign, y.sign);
+    let p_inf = e.bor(x.inf, y.inf);
+    let p_zero = e.bor(x.zero, y.zero);
+    let invalid = e.band(p_inf, p_zero);
+    let any_inf = e.bor(p_inf, z.inf);
+    let inf = inf_sum(e, p_inf, psign, z.inf, z.sign);
+    let mx = e.zext(x.sig);
+    let my = e.zext(y.sig);
+    let p = e.bin(Bin::Mul, mx, my);
+    let pe = e.bin(Bin::Add, x.exp, y.exp);
+    let mz = e.zext(z.sig);
+    let (s, m, exp) = exact_sum(e, (psign, p, pe), (z.sign, mz, z.exp));
+    let z64 = e.k64(0);
+    let m_zero = e.cmp(Cmp::Eq, m, z64);
+    let one = e.k64(1);
+    let m_safe = e.select(m_zero, one, m);
+    let rounded = round_pack(e, env, s, m_safe, exp);
+    let zero = zero_sum(e, env, p_zero, psign, z.zero, z.sign);
+    let r = e.select(m_zero, zero, rounded);
+    let r = e.select(any_inf, inf, r);
+    let r = e.select(nan_c, nan2, r);
+    let dnan = e.k32(DEFAULT_NAN as u32);
+    let r = e.select(invalid, dnan, r);
+    e.select(nan_ab, nan1, r)
+}
+
+/// `v_mul_f32` semantics on f32 bits `a`, `b` (modifiers already applied): the model's `mul_f32`.
+pub fn mul<L: Lower>(e: &mut L, env: &Env<L::V>, a: L::V, b: L::V) -> L::V {
+    let (any_nan, nan) = first_nan(e, env, a, b);
+    let x = unpack(e, env, a);
+    let y = unpack(e, env, b);
+    let sign = e.bin(Bin::Xor, x.sign, y.sign);
+    let s31 = e.bink(Bin::Shl, sign, 31);
+    let any_inf = e.bor(x.inf, y.inf);
+    let any_zero = e.bor(x.zero, y.zero);
+    let invalid = e.band(any_inf, any_zero);
+    let inf = e.bink(Bin::Or, s31, 0x7f80_0000);
+    let dnan = e.k32(DEFAULT_NAN as u32);
+    let inf = e.select(invalid, dnan, inf);
+    let ma = e.zext(x.sig);
+    let mb = e.zext(y.sig);
+    let p = e.bin(Bin::Mul, ma, mb);
+    let exp = e.bin(Bin::Add, x.exp, y.exp);
+    // A zero or infinite operand never reaches rounding (round_pack needs a non-zero value).
+    let one = e.k64(1);
+    let special = e.bor(any_zero, any_inf);
+    let p_safe = e.select(special, one, p);
+    let rounded = round_pack(e, env, sign, p_safe, exp);
+    let r = e.select(any_zero, s31, rounded);
+    let r = e.select(any_inf, inf, r);
+    e.select(any_nan, nan, r)
+}
+
+/// `v_mul_legacy_f32`: a zero factor (after the input flush) gives +0 whatever the other factor, NaN
+/// and infinity included (rule `legacy.zero_product`); otherwise [`mul`].
+pub fn mul_legacy<L: Lower>(e: &mut L, env: &Env<L::V>, a: L::V, b: L::V) -> L::V {
+    let x = unpack(e, env, a);
+    let y = unpack(e, env, b);
+    // A NaN is never a zero factor; unpack's zero flag ignores NaN bits (exponent 255).
+    let zero = e.bor(x.zero, y.zero);
+    let r = mul(e, env, a, b);
+    let z = e.k32(0);
+    e.select(zero, z, r)
+}
+
+/// `v_cvt_f32_i32` (`signed`) and `v_cvt_f32_u32`: the integer rounded in the f32 round field (rule
+/// `round.mode_field`); never tiny, so the denormal fields do not apply.
+pub fn from_int<L: Lower>(e: &mut L, env: &Env<L::V>, v: L::V, signed: bool) -> L::V {
+    let z = e.k32(0);
+    let (sign, mag) = if signed {
+        let neg = e.cmp(Cmp::SLt, v, z);
+        let n = e.bin(Bin::Sub, z, v);
+        (e.b2i(neg, Ty::I32), e.select(neg, n, v))
+    } else {
+        (z, v)
+    };
+    let m = e.zext(mag);
+    let is_zero = e.cmp(Cmp::Eq, v, z);
+    let one = e.k64(1);
+    let m = e.select(is_zero, one, m);
+    let r = round_pack(e, env, sign, m, z);
+    e.select(is_zero, z, r)
+}
+
+/// A denormal `x` as its signed zero unless denormal inputs are kept.
+fn flush_in<L: Lower>(e: &mut L, env: &Env<L::V>, x: L::V) -> L::V {
+    let ef = e.bink(Bin::And, x, 0x7f80_0000);
+    let m = e.bink(Bin::And, x, 0x007f_ffff);
+    let z = e.k32(0);
+    let e0 = e.cmp(Cmp::Eq, ef, z);
+    let m_nz = e.cmp(Cmp::Ne, m, z);
+    let den = e.band(e0, m_nz);
+    let flush = e.bnot(env.keep_in);
+    let f = e.band(den, flush);
+    let s = e.bink(Bin::And, x, 0x8000_0000);
+    e.select(f, s, x)
+}
+
+/// The signed order key of a non-NaN f32: -0 below +0 (rule `minmax.signed_zero`).
+fn order_key<L: Lower>(e: &mut L, x: L::V) -> L::V {
+    let mag = e.bink(Bin::And, x, 0x7fff_ffff);
+    let z = e.k32(0);
+    let neg = e.cmp(Cmp::SLt, x, z);
+    let n = e.bin(Bin::Sub, z, mag);
+    let n = e.bink(Bin::Sub, n, 1);
+    e.select(neg, n, mag)
+}
+
+/// `v_min_f32` / `v_max_f32` (`max`): the model's `g_minmax`. Inputs flushed by the denormal field
+/// (`minmax.denorm_inputs`); under IEEE_MODE a signalling NaN operand is returned quieted, src0 first
+/// (`minmax.nan.ieee1`); otherwise a NaN operand gives the other operand, src0 when both are NaN
+/// (`minmax.nan.ieee0`); equal keys give src0 for max and src1 for min.
+pub fn minmax<L: Lower>(e: &mut L, env: &Env<L::V>, a: L::V, b: L::V, max: bool) -> L::V {
+    let a = flush_in(e, env, a);
+    let b = flush_in(e, env, b);
+    let na = is_nan(e, a);
+    let nb = is_nan(e, b);
+    let z = e.k32(0);
+    let qa = e.bink(Bin::And, a, 0x0040_0000);
+    let qa = e.cmp(Cmp::Eq, qa, z);
+    let sa = e.band(na, qa);
+    let qb = e.bink(Bin::And, b, 0x0040_0000);
+    let qb = e.cmp(Cmp::Eq, qb, z);
+    let sb = e.band(nb, qb);
+    let ka = order_key(e, a);
+    let kb = order_key(e, b);
+    let less = e.cmp(Cmp::SLt, ka, kb);
+    let pick_a = if max { e.bnot(less) } else { less };
+    let r = e.select(pick_a, a, b);
+    let r = e.select(na, b, r);
+    let r = e.select(nb, a, r);
+    let qa = e.bink(Bin::Or, a, 0x0040_0000);
+    let qb = e.bink(Bin::Or, b, 0x0040_0000);
+    let ie_b = e.band(env.ieee, sb);
+    let r = e.select(ie_b, qb, r);
+    let ie_a = e.band(env.ieee, sa);
+    e.select(ie_a, qa, r)
+}
+
+/// `v_med3_f32`: the median of the flushed operands; with any NaN operand `min(min(a, b), c)` (rule
+/// `minmax.med3_nan`), the model's `g_med3`.
+pub fn med3<L: Lower>(e: &mut L, env: &Env<L::V>, a: L::V, b: L::V, c: L::V) -> L::V {
+    let (fa, fb, fc) = (
+        flush_in(e, env, a),
+        flush_in(e, env, b),
+        flush_in(e, env, c),
+    );
+    let na = is_nan(e, fa);
+    let nb = is_nan(e, fb);
+    let nc = is_nan(e, fc);
+    let n = e.bor(na, nb);
+    let any_nan = e.bor(n, nc);
+    let m = minmax(e, env, a, b, false);
+    let min3 = minmax(e, env, m, c, false);
+    let lo = minmax(e, env, fa, fb, false);
+    let hi = minmax(e, env, fa, fb, true);
+    let mid = minmax(e, env, lo, fc, true);
+    let med = minmax(e, env, hi, mid, false);
+    e.select(any_nan, min3, med)
+}
+
+/// `v_fma_legacy_f32` (RDNA2's VOP3 0x140) and `v_fmac_legacy_f32`: fused, with the legacy zero rule; a
+/// zero factor makes the product +0 even beside an infinite or NaN factor, and sources are flushed in
+/// every mode (rules `legacy.zero_product`, `legacy.fma_rdna2`).
+pub fn fma_legacy<L: Lower>(e: &mut L, env: &Env<L::V>, a: L::V, b: L::V, c: L::V) -> L::V {
+    let src = Env {
+        keep_in: e.kbool(false),
+        ..*env
+    };
+    let x = unpack(e, &src, a);
+    let y = unpack(e, &src, b);
+    let legacy = e.bor(x.zero, y.zero);
+    // +0 + c: a NaN c wins, zeros and infinities as for an add, else c rounded (flushed on the way in).
+    let z = e.k32(0);
+    let zero_product = add(e, &src, z, c);
+    let fused = fma(e, &src, a, b, c);
+    e.select(legacy, zero_product, fused)
+}

@@ -1,0 +1,309 @@
+//! The integer f32 engine (`recompiler::sem::f32`), evaluated on the CPU, against the reference model's
+//! float library: every special-class pair and random operands (biased towards the exponent extremes) in
+//! every round direction, f32 denormal setting and IEEE_MODE.
+
+use recompiler::lower::{Eval, Lower, Val};
+use recompiler::sem::f32 as soft;
+use reference_model::float::{add_f32, mul_f32, sub_f32, Mode};
+
+/// Operands of every class: zeros, the smallest and largest denormals and normals, ones, infinities, quiet
+/// and signalling NaNs with payloads, both signs.
+const SPECIAL: [u32; 18] = [
+    0x0000_0000,
+    0x0000_0001,
+    0x007f_ffff,
+    0x0080_0000,
+    0x0080_0001,
+    0x3f80_0000,
+    0x3f7f_ffff,
+    0x4b80_0000,
+    0x7f7f_ffff,
+    0x7f80_0000,
+    0x7fc0_0000,
+    0x7fa0_0001,
+    0x7fff_ffff,
+    0x3400_0000,
+    0x0040_0000,
+    0x3f80_0001,
+    0x0100_0000,
+    0x7f00_0000,
+];
+
+/// The 32 modes the f32 engine distinguishes.
+fn modes() -> Vec<Mode> {
+    let mut v = Vec::new();
+    for round in 0..4u8 {
+        for denorm in 0..4u8 {
+            for ieee in [false, true] {
+                v.push(Mode {
+                    float_mode: round | denorm << 4 | 0xc0,
+                    ieee,
+                    dx10_clamp: true,
+                    fp16_ovfl: false,
+                });
+            }
+        }
+    }
+    v
+}
+
+/// A small xorshift generator (the test must be repeatable).
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u32 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 >> 16) as u32
+    }
+    /// Mostly values near the exponent extremes and near each other, where rounding and flushing decide.
+    fn operand(&mut self) -> u32 {
+        let r = self.next();
+        let sign = r & 0x8000_0000;
+        let frac = self.next() & 0x007f_ffff;
+        let exp = match r % 8 {
+            0 => 0,
+            1 => 1 + (r >> 8) % 3,
+            2 => 252 + (r >> 8) % 3,
+            3 => 255,
+            _ => (r >> 8) % 256,
+        };
+        sign | exp << 23 | frac
+    }
+}
+
+type Soft = fn(&mut Eval, &soft::Env<Val>, Val, Val) -> Val;
+type Model = fn(Mode, u32, u32) -> u32;
+
+fn check(name: &str, soft_op: Soft, model: Model, pairs: &[(u32, u32)]) {
+    let mut bad = Vec::new();
+    for m in modes() {
+        let e = &mut Eval;
+        let word = e.k32(m.to_hwreg());
+        let env = soft::env(e, word);
+        for &(a, b) in pairs {
+            let (x, y) = (e.k32(a), e.k32(b));
+            let got = soft_op(e, &env, x, y).u() as u32;
+            let want = model(m, a, b);
+            if got != want && bad.len() < 10 {
+                bad.push(format!(
+                    "{name} mode {:#x} ieee {}: {a:#010x}, {b:#010x}: got {got:#010x}, model {want:#010x}",
+                    m.float_mode, m.ieee
+                ));
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+fn pairs(n: usize, seed: u64) -> Vec<(u32, u32)> {
+    let mut v: Vec<(u32, u32)> = SPECIAL
+        .iter()
+        .flat_map(|&a| {
+            SPECIAL
+                .iter()
+                .flat_map(move |&b| [(a, b), (a ^ 0x8000_0000, b), (a, b ^ 0x8000_0000)])
+        })
+        .collect();
+    let mut r = Rng(seed);
+    for _ in 0..n {
+        let a = r.operand();
+        // Half the pairs share an exponent neighbourhood (cancellation, carries, ties).
+        let b = if r.next() & 1 == 0 {
+            a ^ (r.next() & 0x80ff_ffff)
+        } else {
+            r.operand()
+        };
+        v.push((a, b));
+    }
+    v
+}
+
+#[test]
+fn add_matches_the_model_in_every_mode() {
+    check("add", soft::add::<Eval>, add_f32, &pairs(6000, 1));
+}
+
+#[test]
+fn sub_is_add_of_the_negated_operand() {
+    fn sub(e: &mut Eval, env: &soft::Env<Val>, a: Val, b: Val) -> Val {
+        let nb = Val::W(b.u() as u32 ^ 0x8000_0000);
+        soft::add(e, env, a, nb)
+    }
+    check("sub", sub, sub_f32, &pairs(2000, 2));
+}
+
+#[test]
+fn mul_matches_the_model_in_every_mode() {
+    check("mul", soft::mul::<Eval>, mul_f32, &pairs(6000, 3));
+}
+
+#[test]
+fn fma_matches_the_model_in_every_mode() {
+    let mut r = Rng(4);
+    let mut triples: Vec<(u32, u32, u32)> = Vec::new();
+    for &a in &SPECIAL {
+        for &b in &SPECIAL {
+            for &c in &[
+                0u32,
+                0x8000_0000,
+                0x3f80_0000,
+                0xbf80_0000,
+                0x7f80_0000,
+                0x7fa0_0001,
+                0x0000_0001,
+            ] {
+                triples.push((a, b ^ (c & 0x8000_0000), c));
+            }
+        }
+    }
+    for _ in 0..6000 {
+        let a = r.operand();
+        let b = r.operand();
+        // The addend near the product's magnitude half the time (cancellation).
+        let c = if r.next() & 1 == 0 {
+            let p = reference_model::float::mul_f32(Mode::IEEE, a, b);
+            (p ^ 0x8000_0000) ^ (r.next() & 0xff)
+        } else {
+            r.operand()
+        };
+        triples.push((a, b, c));
+    }
+    check3(
+        "fma",
+        soft::fma::<Eval>,
+        reference_model::float::fma_f32,
+        &triples,
+    );
+}
+
+#[test]
+fn mul_legacy_matches_the_model_in_every_mode() {
+    check(
+        "mul_legacy",
+        soft::mul_legacy::<Eval>,
+        reference_model::float::mul_legacy_f32,
+        &pairs(3000, 5),
+    );
+}
+
+#[test]
+fn int_conversions_match_the_model_in_every_mode() {
+    use reference_model::float::{cvt_f32_i32, cvt_f32_u32};
+    let mut r = Rng(6);
+    let mut vals: Vec<u32> = vec![
+        0,
+        1,
+        2,
+        3,
+        0x7fff_ffff,
+        0x8000_0000,
+        0x8000_0001,
+        0xffff_ffff,
+        0x0100_0001,
+        0x0100_0003,
+    ];
+    vals.extend((0..20_000).map(|_| {
+        let v = r.next() ^ (r.next() << 16);
+        // Every magnitude, so each rounding position is reached.
+        v >> (r.next() % 32)
+    }));
+    let mut bad = Vec::new();
+    for m in modes() {
+        let e = &mut Eval;
+        let word = e.k32(m.to_hwreg());
+        let env = soft::env(e, word);
+        for &v in &vals {
+            let x = e.k32(v);
+            let gi = soft::from_int(e, &env, x, true).u() as u32;
+            let gu = soft::from_int(e, &env, x, false).u() as u32;
+            let (wi, wu) = (cvt_f32_i32(m, v as i32), cvt_f32_u32(m, v));
+            if (gi != wi || gu != wu) && bad.len() < 10 {
+                bad.push(format!(
+                    "cvt mode {:#x}: {v:#010x}: i32 {gi:#x}/{wi:#x}, u32 {gu:#x}/{wu:#x}",
+                    m.float_mode
+                ));
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+#[test]
+fn min_and_max_match_the_model_in_every_mode() {
+    fn min(e: &mut Eval, env: &soft::Env<Val>, a: Val, b: Val) -> Val {
+        soft::minmax(e, env, a, b, false)
+    }
+    fn max(e: &mut Eval, env: &soft::Env<Val>, a: Val, b: Val) -> Val {
+        soft::minmax(e, env, a, b, true)
+    }
+    let p = pairs(3000, 7);
+    check("min", min, reference_model::float::min_f32, &p);
+    check("max", max, reference_model::float::max_f32, &p);
+}
+
+/// Special triples and random ones.
+fn triples(seed: u64) -> Vec<(u32, u32, u32)> {
+    let mut r = Rng(seed);
+    let mut triples: Vec<(u32, u32, u32)> = Vec::new();
+    for &a in &SPECIAL {
+        for &b in &SPECIAL[..9] {
+            for &c in &SPECIAL[..12] {
+                triples.push((a, b ^ 0x8000_0000, c));
+            }
+        }
+    }
+    for _ in 0..4000 {
+        triples.push((r.operand(), r.operand(), r.operand()));
+    }
+    triples
+}
+
+type Soft3 = fn(&mut Eval, &soft::Env<Val>, Val, Val, Val) -> Val;
+
+/// A three-operand function against the model's on `triples` in every mode.
+fn check3(
+    name: &str,
+    soft_op: Soft3,
+    model: fn(Mode, u32, u32, u32) -> u32,
+    triples: &[(u32, u32, u32)],
+) {
+    let mut bad = Vec::new();
+    for m in modes() {
+        let e = &mut Eval;
+        let word = e.k32(m.to_hwreg());
+        let env = soft::env(e, word);
+        for &(a, b, c) in triples {
+            let (x, y, z) = (e.k32(a), e.k32(b), e.k32(c));
+            let got = soft_op(e, &env, x, y, z).u() as u32;
+            let want = model(m, a, b, c);
+            if got != want && bad.len() < 10 {
+                bad.push(format!(
+                    "{name} mode {:#x} ieee {}: {a:#010x}, {b:#010x}, {c:#010x}: got {got:#010x}, model {want:#010x}",
+                    m.float_mode, m.ieee
+                ));
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+#[test]
+fn med3_matches_the_model_in_every_mode() {
+    check3(
+        "med3",
+        soft::med3::<Eval>,
+        reference_model::float::med3_f32,
+        &triples(8),
+    );
+}
+
+#[test]
+fn fma_legacy_matches_the_model_in_every_mode() {
+    check3(
+        "fma_legacy",
+        soft::fma_legacy::<Eval>,
+        reference_model::float::fma_legacy_f32,
+        &triples(9),
+    );
+}
