@@ -213,17 +213,20 @@ fn integer_format_loads_match_the_model_and_float_formats_are_refused() {
 }
 
 /// f32 arithmetic through the integer float engine: add, sub, subrev, mul, fma (VOP3 with source
-/// modifiers and VOP2 fmac), legacy multiply and the integer conversions, on special and random operands.
+/// modifiers and VOP2 fmac), legacy multiply and the conversions from and to integers, on special and random
+/// operands.
 const FLOAT_OPS: &str = "v_lshlrev_b32 v1, 4, v0\n\
     buffer_load_dwordx4 v[10:13], v1, s[0:3], 0 offen\ns_waitcnt vmcnt(0)\n\
     v_add_f32 v20, v10, v11\nv_sub_f32 v21, v10, v11\nv_subrev_f32 v22, v10, v11\nv_mul_f32 v23, v10, v11\n\
     v_fma_f32 v24, v10, v11, v12\nv_mov_b32 v25, v12\nv_fmac_f32 v25, v10, v11\n\
     v_fma_f32 v26, -v10, |v11|, -|v12|\nv_mul_legacy_f32 v27, v10, v11\n\
     v_cvt_f32_i32 v28, v10\nv_cvt_f32_u32 v29, v11\nv_add_f32_e64 v30, -|v12|, v13\nv_cvt_f32_ubyte2 v31, v12\n\
+    v_cvt_i32_f32 v32, v10\nv_cvt_u32_f32 v33, v11\nv_cvt_flr_i32_f32 v34, v12\nv_cvt_rpi_i32_f32 v35, v13\n\
     v_lshlrev_b32 v1, 6, v0\n\
     buffer_store_dwordx4 v[20:23], v1, s[4:7], 0 offen\n\
     buffer_store_dwordx4 v[24:27], v1, s[4:7], 0 offen offset:16\n\
-    buffer_store_dwordx4 v[28:31], v1, s[4:7], 0 offen offset:32\ns_endpgm";
+    buffer_store_dwordx4 v[28:31], v1, s[4:7], 0 offen offset:32\n\
+    buffer_store_dwordx4 v[32:35], v1, s[4:7], 0 offen offset:48\ns_endpgm";
 
 #[test]
 fn f32_arithmetic_matches_the_model_in_every_float_mode() {
@@ -295,8 +298,8 @@ fn f32_arithmetic_matches_the_model_in_every_float_mode() {
             .run(&j)
             .unwrap_or_else(|e| panic!("mode {float_mode:#x}: {e}"));
         let (mo, vo) = (m.array("out").unwrap(), v.array("out").unwrap());
-        // Twelve of each lane's sixteen output words are results.
-        assert_eq!(vo.iter().filter(|&&w| w != 0xdead_beef).count(), 256 * 12);
+        // Every output word is a result.
+        assert_eq!(vo.iter().filter(|&&w| w != 0xdead_beef).count(), 256 * 16);
         for (i, (a, b)) in mo.iter().zip(vo).enumerate() {
             assert_eq!(
                 a,

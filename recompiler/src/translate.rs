@@ -601,6 +601,12 @@ enum FloatOp {
     /// v_min3_f32 or v_max3_f32: the pair operation twice (rule `minmax.three_as_pairs`).
     MinMax3(bool),
     Med3,
+    /// v_cvt_i32_f32 (signed) or v_cvt_u32_f32.
+    ToInt(bool),
+    /// v_cvt_flr_i32_f32 (false) or v_cvt_rpi_i32_f32 (true: floor(x + 0.5)).
+    FloorToInt(bool),
+    /// v_cvt_off_f32_i4: the signed 4-bit source field over 16 (exact; sixteen constants).
+    OffI4,
     /// v_fma_legacy_f32 (addend source 2) or v_fmac_legacy_f32 (the old destination).
     FmaLegacy(FmaC),
 }
@@ -635,6 +641,11 @@ fn float_op(op: Op) -> Option<FloatOp> {
         Op::VMin3F32 => FloatOp::MinMax3(false),
         Op::VMax3F32 => FloatOp::MinMax3(true),
         Op::VMed3F32 => FloatOp::Med3,
+        Op::VCvtI32F32 => FloatOp::ToInt(true),
+        Op::VCvtU32F32 => FloatOp::ToInt(false),
+        Op::VCvtFlrI32F32 => FloatOp::FloorToInt(false),
+        Op::VCvtRpiI32F32 => FloatOp::FloorToInt(true),
+        Op::VCvtOffF32I4 => FloatOp::OffI4,
         Op::VFmaLegacyF32 => FloatOp::FmaLegacy(FmaC::Src2),
         Op::VFmacLegacyF32 => FloatOp::FmaLegacy(FmaC::Vdst),
         _ => return None,
@@ -1031,6 +1042,20 @@ fn vector(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
                 crate::sem::f32::from_int(e, &env, byte, false)
             }
             FloatOp::MinMax(max) => crate::sem::f32::minmax(e, &env, a, b, max),
+            FloatOp::ToInt(signed) => crate::sem::f32::to_int(e, a, signed),
+            FloatOp::FloorToInt(half) => crate::sem::f32::floor_to_int(e, &env, a, half),
+            FloatOp::OffI4 => {
+                // Each of the sixteen exact results, as the model's float library gives it.
+                let n = e.bink(Bin::And, raw, 0xf);
+                let mut r = e.k32(reference_model::float::cvt_off_f32_i4(0));
+                for i in 1..16u32 {
+                    let k = e.k32(i);
+                    let is = e.cmp(Cmp::Eq, n, k);
+                    let v = e.k32(reference_model::float::cvt_off_f32_i4(i));
+                    r = e.select(is, v, r);
+                }
+                r
+            }
             FloatOp::Med3 => {
                 let c = c.expect("source 2");
                 crate::sem::f32::med3(e, &env, a, b, c)

@@ -307,3 +307,83 @@ fn fma_legacy_matches_the_model_in_every_mode() {
         &triples(9),
     );
 }
+
+#[test]
+fn float_to_int_conversions_match_the_model() {
+    use reference_model::float::{cvt_i32_f32, cvt_u32_f32};
+    let mut r = Rng(10);
+    let mut vals: Vec<u32> = SPECIAL.iter().flat_map(|&v| [v, v ^ 0x8000_0000]).collect();
+    vals.extend([
+        0x4f00_0000,
+        0x4eff_ffff,
+        0xcf00_0000,
+        0xcf00_0001,
+        0x4f80_0000,
+        0x4f7f_ffff,
+        0x3f7f_ffff,
+        0xbf80_0000,
+    ]);
+    vals.extend((0..20_000).map(|_| r.operand()));
+    // Exponents around the integer range.
+    vals.extend((0..20_000).map(|_| {
+        let v = r.next();
+        (v & 0x8000_0000) | (120 + v % 45) << 23 | (r.next() & 0x007f_ffff)
+    }));
+    let mut bad = Vec::new();
+    for m in modes() {
+        let e = &mut Eval;
+        for &v in &vals {
+            let x = e.k32(v);
+            let gi = soft::to_int(e, x, true).u() as u32;
+            let gu = soft::to_int(e, x, false).u() as u32;
+            let (wi, wu) = (cvt_i32_f32(m, v) as u32, cvt_u32_f32(m, v));
+            if (gi != wi || gu != wu) && bad.len() < 10 {
+                bad.push(format!(
+                    "{v:#010x}: i32 {gi:#x}/{wi:#x}, u32 {gu:#x}/{wu:#x}"
+                ));
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+#[test]
+fn floor_conversions_match_the_model_in_every_mode() {
+    use reference_model::float::{cvt_flr_i32_f32, cvt_rpi_i32_f32};
+    let mut r = Rng(11);
+    let mut vals: Vec<u32> = SPECIAL.iter().flat_map(|&v| [v, v ^ 0x8000_0000]).collect();
+    vals.extend([
+        0x3f00_0000,
+        0xbf00_0000,
+        0x3fc0_0000,
+        0xbfc0_0000,
+        0x4eff_ffff,
+        0xcf00_0000,
+        0xcf00_0001,
+        0x4f00_0000,
+    ]);
+    vals.extend((0..10_000).map(|_| r.operand()));
+    vals.extend((0..20_000).map(|_| {
+        let v = r.next();
+        (v & 0x8000_0000) | (110 + v % 50) << 23 | (r.next() & 0x007f_ffff)
+    }));
+    let mut bad = Vec::new();
+    for m in modes() {
+        let e = &mut Eval;
+        let word = e.k32(m.to_hwreg());
+        let env = soft::env(e, word);
+        for &v in &vals {
+            let x = e.k32(v);
+            let gf = soft::floor_to_int(e, &env, x, false).u() as u32;
+            let gr = soft::floor_to_int(e, &env, x, true).u() as u32;
+            let (wf, wr) = (cvt_flr_i32_f32(m, v) as u32, cvt_rpi_i32_f32(m, v) as u32);
+            if (gf != wf || gr != wr) && bad.len() < 10 {
+                bad.push(format!(
+                    "mode {:#x}: {v:#010x}: flr {gf:#x}/{wf:#x}, rpi {gr:#x}/{wr:#x}",
+                    m.float_mode
+                ));
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}

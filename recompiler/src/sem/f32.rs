@@ -554,3 +554,124 @@ pub fn fma_legacy<L: Lower>(e: &mut L, env: &Env<L::V>, a: L::V, b: L::V, c: L::
     let fused = fma(e, &src, a, b, c);
     e.select(legacy, zero_product, fused)
 }
+
+/// `v_cvt_i32_f32` (`signed`) and `v_cvt_u32_f32`: toward zero, saturating, a NaN gives 0 (rule
+/// `cvt.float_to_int`); a denormal truncates to 0 whatever the denormal field.
+pub fn to_int<L: Lower>(e: &mut L, x: L::V, signed: bool) -> L::V {
+    let nan = is_nan(e, x);
+    let z = e.k32(0);
+    let neg = e.cmp(Cmp::SLt, x, z);
+    let ef = e.field(x, 23, 8);
+    let m = e.bink(Bin::And, x, 0x007f_ffff);
+    let m = e.bink(Bin::Or, m, 0x0080_0000);
+    let m = e.zext(m);
+    // |x| >= 2^32 (infinities included) saturates; below 1 truncates to 0; else m * 2^(ef - 150).
+    let k159 = e.k32(127 + 32);
+    let big = e.cmp(Cmp::UGe, ef, k159);
+    let k127 = e.k32(127);
+    let small = e.cmp(Cmp::ULt, ef, k127);
+    let k150 = e.k32(150);
+    let up = e.cmp(Cmp::UGe, ef, k150);
+    let sl = e.bin(Bin::Sub, ef, k150);
+    let sl = e.bink(Bin::And, sl, 63);
+    let sr = e.bin(Bin::Sub, k150, ef);
+    let sr = e.bink(Bin::And, sr, 63);
+    let slw = e.zext(sl);
+    let srw = e.zext(sr);
+    let l = e.bin(Bin::Shl, m, slw);
+    let r = e.bin(Bin::LShr, m, srw);
+    let mag = e.select(up, l, r);
+    let z64 = e.k64(0);
+    let mag = e.select(small, z64, mag);
+    let r = if signed {
+        let max = e.k64(0x7fff_ffff);
+        let min_mag = e.k64(0x8000_0000);
+        let pos_sat = e.cmp(Cmp::UGt, mag, max);
+        let neg_sat = e.cmp(Cmp::UGt, mag, min_mag);
+        let pos_sat = e.bor(pos_sat, big);
+        let neg_sat = e.bor(neg_sat, big);
+        let lo = e.trunc(mag);
+        let n = e.bin(Bin::Sub, z, lo);
+        let kmax = e.k32(0x7fff_ffff);
+        let kmin = e.k32(0x8000_0000);
+        let p = e.select(pos_sat, kmax, lo);
+        let q = e.select(neg_sat, kmin, n);
+        e.select(neg, q, p)
+    } else {
+        let lo = e.trunc(mag);
+        let all = e.k32(u32::MAX);
+        let p = e.select(big, all, lo);
+        e.select(neg, z, p)
+    };
+    e.select(nan, z, r)
+}
+
+/// `floor((-1)^sign * m * 2^exp)` as an i32, saturating (64-bit `m` below 2^62, two's-complement `exp`).
+fn floor_i32<L: Lower>(e: &mut L, sign: L::V, m: L::V, exp: L::V) -> L::V {
+    let z = e.k32(0);
+    let z64 = e.k64(0);
+    let msb = e.un(Un::FindMsb, m);
+    let top = e.bin(Bin::Add, exp, msb);
+    let k32 = e.k32(32);
+    let huge = e.cmp(Cmp::SGe, top, k32);
+    let m_zero = e.cmp(Cmp::Eq, m, z64);
+    let nz = e.bnot(m_zero);
+    let huge = e.band(huge, nz);
+    let left = e.cmp(Cmp::SGe, exp, z);
+    let sl = e.bink(Bin::And, exp, 63);
+    let slw = e.zext(sl);
+    let l = e.bin(Bin::Shl, m, slw);
+    let sr = e.bin(Bin::Sub, z, exp);
+    let k63 = e.k32(63);
+    let gone = e.cmp(Cmp::UGt, sr, k63);
+    let src = e.bink(Bin::UMin, sr, 63);
+    let srw = e.zext(src);
+    let r = e.bin(Bin::LShr, m, srw);
+    let lost = low_bits(e, m, srw);
+    let r = e.select(gone, z64, r);
+    let lost = e.select(gone, nz, lost);
+    let mag = e.select(left, l, r);
+    let no = e.kbool(false);
+    let inexact = e.select(left, no, lost);
+    let neg = e.nz(sign);
+    let bump = e.band(neg, inexact);
+    let b = e.b2i(bump, Ty::I64);
+    let mag = e.bin(Bin::Add, mag, b);
+    let max = e.k64(0x7fff_ffff);
+    let min_mag = e.k64(0x8000_0000);
+    let pos_sat = e.cmp(Cmp::UGt, mag, max);
+    let neg_sat = e.cmp(Cmp::UGt, mag, min_mag);
+    let pos_sat = e.bor(pos_sat, huge);
+    let neg_sat = e.bor(neg_sat, huge);
+    let lo = e.trunc(mag);
+    let n = e.bin(Bin::Sub, z, lo);
+    let kmax = e.k32(0x7fff_ffff);
+    let kmin = e.k32(0x8000_0000);
+    let p = e.select(pos_sat, kmax, lo);
+    let q = e.select(neg_sat, kmin, n);
+    e.select(neg, q, p)
+}
+
+/// `v_cvt_flr_i32_f32` (`half` false: `floor(x)`) and `v_cvt_rpi_i32_f32` (`half`: `floor(x + 0.5)`, the
+/// sum exact), saturating; the input flushed by the denormal field; a NaN saturates by its sign (rules
+/// `cvt.float_to_int`, `cvt.flr_rpi_nan_sign`).
+pub fn floor_to_int<L: Lower>(e: &mut L, env: &Env<L::V>, x: L::V, half: bool) -> L::V {
+    let nan = is_nan(e, x);
+    let u = unpack(e, env, x);
+    let m = e.zext(u.sig);
+    let (s, m, exp) = if half {
+        let z = e.k32(0);
+        let one = e.k64(1);
+        let minus1 = e.k32(u32::MAX);
+        exact_sum(e, (u.sign, m, u.exp), (z, one, minus1))
+    } else {
+        (u.sign, m, u.exp)
+    };
+    let r = floor_i32(e, s, m, exp);
+    let kmax = e.k32(0x7fff_ffff);
+    let kmin = e.k32(0x8000_0000);
+    let neg = e.nz(u.sign);
+    let sat = e.select(neg, kmin, kmax);
+    let r = e.select(u.inf, sat, r);
+    e.select(nan, sat, r)
+}
