@@ -228,14 +228,88 @@ const FLOAT_OPS: &str = "v_lshlrev_b32 v1, 4, v0\n\
     buffer_store_dwordx4 v[28:31], v1, s[4:7], 0 offen offset:32\n\
     buffer_store_dwordx4 v[32:35], v1, s[4:7], 0 offen offset:48\ns_endpgm";
 
-#[test]
-fn f32_arithmetic_matches_the_model_in_every_float_mode() {
+/// f16 arithmetic, min/max/med3 and the conversions to f16 (16-bit sources from both halves through SDWA,
+/// results into the low half and, through SDWA, the high half; gfx1013 has no VOP3 op_sel).
+const FLOAT16_OPS: &str = "v_lshlrev_b32 v1, 4, v0\n\
+    buffer_load_dwordx4 v[10:13], v1, s[0:3], 0 offen\ns_waitcnt vmcnt(0)\n\
+    v_mov_b32 v20, v13\nv_add_f16 v20, v10, v11\nv_mov_b32 v21, v13\nv_mul_f16 v21, v10, v11\n\
+    v_mov_b32 v22, v13\nv_fma_f16 v22, v10, v11, v12\nv_mov_b32 v23, v13\nv_sub_f16_sdwa v23, -|v10|, v11 dst_sel:WORD_1 dst_unused:UNUSED_PRESERVE src0_sel:WORD_1 src1_sel:WORD_0\n\
+    v_mov_b32 v24, v13\nv_min_f16 v24, v10, v11\nv_mov_b32 v25, v13\nv_max_f16_sdwa v25, v10, v11 dst_sel:WORD_0 dst_unused:UNUSED_PAD src0_sel:WORD_1 src1_sel:WORD_1\n\
+    v_mov_b32 v26, v13\nv_med3_f16 v26, v10, v11, v12\nv_mov_b32 v27, v13\nv_cvt_f16_f32 v27, v10\n\
+    v_mov_b32 v28, v13\nv_cvt_f16_i16 v28, v11\nv_mov_b32 v29, v13\nv_cvt_f16_u16 v29, v12\n\
+    v_mov_b32 v30, v13\nv_fmac_f16 v30, v10, v11\nv_mov_b32 v31, v13\nv_subrev_f16 v31, v12, v10\n\
+    v_lshlrev_b32 v1, 6, v0\n\
+    buffer_store_dwordx4 v[20:23], v1, s[4:7], 0 offen\n\
+    buffer_store_dwordx4 v[24:27], v1, s[4:7], 0 offen offset:16\n\
+    buffer_store_dwordx4 v[28:31], v1, s[4:7], 0 offen offset:32\ns_endpgm";
+
+/// Runs `src` on 256 lanes of special and random operands (`special` words and random ones biased to the
+/// exponent extremes) in every `(FLOAT_MODE, IEEE, FP16_OVFL)` of `modes`, on vulkan and the model, and
+/// compares the first `results` output words of every lane.
+fn float_kernel_matches(src: &str, special: &[u32], modes: &[(u8, bool, bool)], results: usize) {
     if !have_llvm_mc() {
         return;
     }
     let Some(vulkan) = vulkan() else { return };
     let model = ModelBackend::default();
-    let words = asm(32, FLOAT_OPS);
+    let words = asm(32, src);
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed >> 16) as u32
+    };
+    let inputs: Vec<Vec<u32>> = (0..256u32)
+        .map(|_| {
+            (0..4)
+                .map(|k| {
+                    let r = next();
+                    if r % 3 == 0 {
+                        special[(r as usize >> 4) % special.len()] ^ (k << 31)
+                    } else if r % 3 == 1 {
+                        // Tiny and huge exponents, where flushing and overflow decide.
+                        (r & 0x8000_8000) | ((r >> 8 & 1) * 0x7e00_7800) | (next() & 0x01ff_03ff)
+                    } else {
+                        next()
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    for &(float_mode, ieee, fp16_ovfl) in modes {
+        let mut j = job(&words, 32, 256, (4, 16), |l| inputs[l as usize].clone());
+        j.mode = measurements::FloatMode {
+            float_mode,
+            ieee,
+            fp16_ovfl,
+            ..measurements::FloatMode::TITLE
+        };
+        let m = model.run(&j).expect("model");
+        let v = vulkan
+            .run(&j)
+            .unwrap_or_else(|e| panic!("mode {float_mode:#x}: {e}"));
+        let (mo, vo) = (m.array("out").unwrap(), v.array("out").unwrap());
+        let written = vo
+            .chunks(16)
+            .all(|l| l[..results].iter().all(|&w| w != 0xdead_beef));
+        assert!(written, "mode {float_mode:#x}: results missing");
+        for (i, (a, b)) in mo.iter().zip(vo).enumerate() {
+            assert_eq!(
+                a,
+                b,
+                "mode {float_mode:#x} ieee {ieee}: lane {} output {}: inputs {:08x?}",
+                i / 16,
+                i % 16,
+                inputs[i / 16]
+            );
+        }
+        assert_eq!(v.arrays, m.arrays, "mode {float_mode:#x}");
+    }
+}
+
+#[test]
+fn f32_arithmetic_matches_the_model_in_every_float_mode() {
     let special = [
         0u32,
         0x8000_0000,
@@ -254,62 +328,44 @@ fn f32_arithmetic_matches_the_model_in_every_float_mode() {
         0x0040_0000,
         0x4b80_0001,
     ];
-    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-    let mut next = move || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        (seed >> 16) as u32
-    };
-    let inputs: Vec<Vec<u32>> = (0..256u32)
-        .map(|_| {
-            (0..4)
-                .map(|k| {
-                    let r = next();
-                    if r % 3 == 0 {
-                        special[(r as usize >> 4) % special.len()] ^ (k << 31)
-                    } else if r % 3 == 1 {
-                        // Tiny and huge exponents, where flushing and overflow decide.
-                        (r & 0x8000_0000) | ((r >> 8 & 1) * 0x7e00_0000) | (next() & 0x01ff_ffff)
-                    } else {
-                        next()
-                    }
-                })
-                .collect()
-        })
-        .collect();
     // Every round direction and f32 denormal setting, IEEE_MODE on and off.
-    for (float_mode, ieee) in [
-        (0xc0u8, false),
-        (0xf0, true),
-        (0xf1, false),
-        (0xe2, true),
-        (0xd3, false),
-        (0xc3, true),
-    ] {
-        let mut j = job(&words, 32, 256, (4, 16), |l| inputs[l as usize].clone());
-        j.mode = measurements::FloatMode {
-            float_mode,
-            ieee,
-            ..measurements::FloatMode::TITLE
-        };
-        let m = model.run(&j).expect("model");
-        let v = vulkan
-            .run(&j)
-            .unwrap_or_else(|e| panic!("mode {float_mode:#x}: {e}"));
-        let (mo, vo) = (m.array("out").unwrap(), v.array("out").unwrap());
-        // Every output word is a result.
-        assert_eq!(vo.iter().filter(|&&w| w != 0xdead_beef).count(), 256 * 16);
-        for (i, (a, b)) in mo.iter().zip(vo).enumerate() {
-            assert_eq!(
-                a,
-                b,
-                "mode {float_mode:#x} ieee {ieee}: lane {} output {}: inputs {:08x?}",
-                i / 16,
-                i % 16,
-                inputs[i / 16]
-            );
-        }
-        assert_eq!(v.arrays, m.arrays, "mode {float_mode:#x}");
-    }
+    let modes = [
+        (0xc0u8, false, false),
+        (0xf0, true, false),
+        (0xf1, false, false),
+        (0xe2, true, false),
+        (0xd3, false, false),
+        (0xc3, true, false),
+    ];
+    float_kernel_matches(FLOAT_OPS, &special, &modes, 16);
+}
+
+#[test]
+fn f16_arithmetic_matches_the_model_in_every_float_mode() {
+    // f16 classes in both halves: zeros, denormals, the smallest normal, one, the largest finite,
+    // infinities, quiet and signalling NaNs.
+    let special = [
+        0x0000_8000u32,
+        0x0001_83ff,
+        0x0400_3c00,
+        0x7bff_fbff,
+        0x7c00_fc00,
+        0x7e00_7d01,
+        0xfe00_0200,
+        0x3bff_7bff,
+        0x3c00_0001,
+        0x7f80_0000,
+        0x4780_0000,
+        0x3380_0000,
+    ];
+    // Every f16 round direction and f16/f64 denormal setting, IEEE_MODE and FP16_OVFL on and off.
+    let modes = [
+        (0xf0u8, false, false),
+        (0x30, true, false),
+        (0x74, false, true),
+        (0xb8, true, true),
+        (0xfc, false, false),
+        (0x7c, true, true),
+    ];
+    float_kernel_matches(FLOAT16_OPS, &special, &modes, 12);
 }

@@ -609,6 +609,8 @@ enum FloatOp {
     OffI4,
     /// v_fma_legacy_f32 (addend source 2) or v_fmac_legacy_f32 (the old destination).
     FmaLegacy(FmaC),
+    /// v_cvt_f16_f32: an f32 source, an f16 result.
+    Narrow,
 }
 
 /// The addend of an FMA form.
@@ -652,20 +654,123 @@ fn float_op(op: Op) -> Option<FloatOp> {
     })
 }
 
-/// Applies the VOP3/DPP/SDWA `abs` then `neg` modifiers of source `i` to f32 bits (rule
-/// `modifier.neg_abs_bits`: the modifiers act on the bits, NaNs included).
-fn float_source(cx: &mut Cx, inst: &Instruction, i: u32, v: Sv) -> Sv {
+/// The f16 operations translated through the float engine, as their f32 counterparts.
+fn float16_op(op: Op) -> Option<FloatOp> {
+    Some(match op {
+        Op::VAddF16 => FloatOp::Add,
+        Op::VSubF16 => FloatOp::Sub,
+        Op::VSubrevF16 => FloatOp::Subrev,
+        Op::VMulF16 => FloatOp::Mul,
+        Op::VFmaF16 => FloatOp::Fma(FmaC::Src2),
+        Op::VFmacF16 => FloatOp::Fma(FmaC::Vdst),
+        Op::VMinF16 => FloatOp::MinMax(false),
+        Op::VMaxF16 => FloatOp::MinMax(true),
+        Op::VMin3F16 => FloatOp::MinMax3(false),
+        Op::VMax3F16 => FloatOp::MinMax3(true),
+        Op::VMed3F16 => FloatOp::Med3,
+        Op::VCvtF16F32 => FloatOp::Narrow,
+        Op::VCvtF16I16 => FloatOp::FromInt(true),
+        Op::VCvtF16U16 => FloatOp::FromInt(false),
+        _ => return None,
+    })
+}
+
+/// Applies the VOP3/DPP/SDWA `abs` then `neg` modifiers of source `i` to float bits of `sign` (the
+/// format's sign bit; rule `modifier.neg_abs_bits`: the modifiers act on the bits, NaNs included).
+fn float_source(cx: &mut Cx, inst: &Instruction, i: u32, v: Sv, sign: u64) -> Sv {
     let m = inst.mods;
     let v = if m.abs >> i & 1 == 1 {
-        cx.e.bink(Bin::And, v, 0x7fff_ffff)
+        cx.e.bink(Bin::And, v, sign - 1)
     } else {
         v
     };
     if m.neg >> i & 1 == 1 {
-        cx.e.bink(Bin::Xor, v, 0x8000_0000)
+        cx.e.bink(Bin::Xor, v, sign)
     } else {
         v
     }
+}
+
+/// An f16 operation: sources as 16-bit operands (op_sel, SDWA selects), the result written as the
+/// model's 16-bit write (the other half kept, op_sel[3] for the high half, SDWA by dst_sel), FP16_OVFL on
+/// the arithmetic.
+fn float16(
+    cx: &mut Cx,
+    inst: &Instruction,
+    pc: usize,
+    f: FloatOp,
+    sources: [Sv; 3],
+    active: Sv,
+) -> Result<Done, Refusal> {
+    use crate::sem::float as fp;
+    let vd = match inst.operand(Role::Vdst) {
+        Some(Operand::Vgpr { first, .. }) => first as u32,
+        other => return Err(refusal(inst, pc, format!("vector destination {other:?}"))),
+    };
+    let old = cx.vget(vd);
+    let [a, b, c] = sources;
+    let mode = cx.mode_word();
+    let e = &mut cx.e;
+    let env = fp::env16(e, mode);
+    let c = match f {
+        FloatOp::Fma(FmaC::Vdst) => e.bink(Bin::And, old, 0xffff),
+        _ => c,
+    };
+    let e32 = fp::env(e, mode);
+    let r = match f {
+        FloatOp::Add => fp::add(e, &env, a, b),
+        FloatOp::Sub => {
+            let nb = e.bink(Bin::Xor, b, 0x8000);
+            fp::add(e, &env, a, nb)
+        }
+        FloatOp::Subrev => {
+            let na = e.bink(Bin::Xor, a, 0x8000);
+            fp::add(e, &env, na, b)
+        }
+        FloatOp::Mul => fp::mul(e, &env, a, b),
+        FloatOp::Fma(_) => fp::fma(e, &env, a, b, c),
+        FloatOp::MinMax(max) => fp::minmax(e, &env, a, b, max),
+        FloatOp::MinMax3(max) => {
+            let ab = fp::minmax(e, &env, a, b, max);
+            fp::minmax(e, &env, ab, c, max)
+        }
+        FloatOp::Med3 => fp::med3(e, &env, a, b, c),
+        FloatOp::Narrow => fp::cvt_f16_f32(e, &e32, &env, a),
+        FloatOp::FromInt(signed) => {
+            let v = if signed { e.sext_in(a, 16) } else { a };
+            let r = fp::from_int(e, &env, v, signed);
+            fp::ovfl16(e, &env, r, &[])
+        }
+        _ => {
+            return Err(refusal(
+                inst,
+                pc,
+                "not an f16 operation of the float engine",
+            ))
+        }
+    };
+    let r = match f {
+        FloatOp::Add | FloatOp::Sub | FloatOp::Subrev | FloatOp::Mul => {
+            fp::ovfl16(e, &env, r, &[a, b])
+        }
+        FloatOp::Fma(_) => fp::ovfl16(e, &env, r, &[a, b, c]),
+        _ => r,
+    };
+    if matches!(inst.control, Control::Sdwa(_)) {
+        write32(cx, inst, pc, vd, r, active)?;
+        return Ok(Done::Next);
+    }
+    let e = &mut cx.e;
+    let new = if inst.form == Form::Native && inst.mods.op_sel >> 3 & 1 == 1 {
+        let lo = e.bink(Bin::And, old, 0xffff);
+        let hi = e.bink(Bin::Shl, r, 16);
+        e.bin(Bin::Or, lo, hi)
+    } else {
+        let hi = e.bink(Bin::And, old, 0xffff_0000);
+        e.bin(Bin::Or, hi, r)
+    };
+    cx.vset_if(vd, new, active);
+    Ok(Done::Next)
 }
 
 /// Refuses the encoding features this translator does not apply yet, after the fields the model itself
@@ -677,7 +782,7 @@ fn vector_forms(inst: &Instruction, pc: usize) -> Result<(), Refusal> {
     })?;
     let m = inst.mods;
     // neg and abs are bit operations on float sources, applied where those are read.
-    let float = float_op(inst.op).is_some();
+    let float = float_op(inst.op).is_some() || float16_op(inst.op).is_some();
     if (m.abs != 0 || m.neg != 0) && !float || m.neg_hi != 0 || m.omod != 0 {
         return Err(refusal(
             inst,
@@ -987,12 +1092,40 @@ fn vector(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
         other => Err(refusal(inst, pc, format!("vector destination {other:?}"))),
     };
 
+    if let Some(f) = float16_op(op) {
+        let mut s = [cx.e.k32(0); 3];
+        if f == FloatOp::Narrow {
+            let v = src(cx, Role::Src0, false)?;
+            s[0] = float_source(cx, inst, 0, v, 0x8000_0000);
+        } else if let FloatOp::FromInt(_) = f {
+            // An integer source, without modifiers; the model reads inline float constants of an i16
+            // operand its own way, so those are left to it.
+            if let Some(Operand::InlineFloat(_)) = inst.operand(Role::Src0) {
+                return Err(refusal(
+                    inst,
+                    pc,
+                    "an inline float constant as an integer source",
+                ));
+            }
+            let v = src(cx, Role::Src0, true)?;
+            s[0] = cx.e.bink(Bin::And, v, 0xffff);
+        } else {
+            for (i, role) in [Role::Src0, Role::Src1, Role::Src2].into_iter().enumerate() {
+                if has(role) {
+                    let v = src(cx, role, true)?;
+                    let v = cx.e.bink(Bin::And, v, 0xffff);
+                    s[i] = float_source(cx, inst, i as u32, v, 0x8000);
+                }
+            }
+        }
+        return float16(cx, inst, pc, f, s, active);
+    }
     if let Some(f) = float_op(op) {
         let raw = src(cx, Role::Src0, false)?;
-        let a = float_source(cx, inst, 0, raw);
+        let a = float_source(cx, inst, 0, raw, 0x8000_0000);
         let b = if has(Role::Src1) {
             let b = src(cx, Role::Src1, false)?;
-            float_source(cx, inst, 1, b)
+            float_source(cx, inst, 1, b, 0x8000_0000)
         } else {
             cx.e.k32(0)
         };
@@ -1003,7 +1136,7 @@ fn vector(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
             | FloatOp::MinMax3(_)
             | FloatOp::Med3 => {
                 let c = src(cx, Role::Src2, false)?;
-                Some(float_source(cx, inst, 2, c))
+                Some(float_source(cx, inst, 2, c, 0x8000_0000))
             }
             FloatOp::Fma(FmaC::Vdst) | FloatOp::FmaLegacy(FmaC::Vdst) => Some(cx.vget(vdst()?)),
             FloatOp::Fma(FmaC::K) | FloatOp::FmaMk => {
@@ -1014,36 +1147,37 @@ fn vector(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
         };
         let mode = cx.mode_word();
         let e = &mut cx.e;
-        let env = crate::sem::f32::env(e, mode);
+        let env = crate::sem::float::env(e, mode);
         let r = match f {
-            FloatOp::Add => crate::sem::f32::add(e, &env, a, b),
+            FloatOp::Add => crate::sem::float::add(e, &env, a, b),
             FloatOp::Sub => {
                 let nb = e.bink(Bin::Xor, b, 0x8000_0000);
-                crate::sem::f32::add(e, &env, a, nb)
+                crate::sem::float::add(e, &env, a, nb)
             }
             FloatOp::Subrev => {
                 let na = e.bink(Bin::Xor, a, 0x8000_0000);
-                crate::sem::f32::add(e, &env, na, b)
+                crate::sem::float::add(e, &env, na, b)
             }
-            FloatOp::Mul => crate::sem::f32::mul(e, &env, a, b),
+            FloatOp::Mul => crate::sem::float::mul(e, &env, a, b),
             FloatOp::Fma(_) => {
                 let c = c.expect("an addend");
-                crate::sem::f32::fma(e, &env, a, b, c)
+                crate::sem::float::fma(e, &env, a, b, c)
             }
             FloatOp::FmaMk => {
                 // a * K + b: the literal is the second factor and source 1 the addend.
                 let k = c.expect("the literal");
-                crate::sem::f32::fma(e, &env, a, k, b)
+                crate::sem::float::fma(e, &env, a, k, b)
             }
-            FloatOp::MulLegacy => crate::sem::f32::mul_legacy(e, &env, a, b),
-            FloatOp::FromInt(signed) => crate::sem::f32::from_int(e, &env, raw, signed),
+            FloatOp::MulLegacy => crate::sem::float::mul_legacy(e, &env, a, b),
+            FloatOp::Narrow => return Err(refusal(inst, pc, "not an f32 operation")),
+            FloatOp::FromInt(signed) => crate::sem::float::from_int(e, &env, raw, signed),
             FloatOp::Ubyte(n) => {
                 let byte = e.field(raw, 8 * n, 8);
-                crate::sem::f32::from_int(e, &env, byte, false)
+                crate::sem::float::from_int(e, &env, byte, false)
             }
-            FloatOp::MinMax(max) => crate::sem::f32::minmax(e, &env, a, b, max),
-            FloatOp::ToInt(signed) => crate::sem::f32::to_int(e, a, signed),
-            FloatOp::FloorToInt(half) => crate::sem::f32::floor_to_int(e, &env, a, half),
+            FloatOp::MinMax(max) => crate::sem::float::minmax(e, &env, a, b, max),
+            FloatOp::ToInt(signed) => crate::sem::float::to_int(e, a, signed),
+            FloatOp::FloorToInt(half) => crate::sem::float::floor_to_int(e, &env, a, half),
             FloatOp::OffI4 => {
                 // Each of the sixteen exact results, as the model's float library gives it.
                 let n = e.bink(Bin::And, raw, 0xf);
@@ -1058,16 +1192,16 @@ fn vector(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
             }
             FloatOp::Med3 => {
                 let c = c.expect("source 2");
-                crate::sem::f32::med3(e, &env, a, b, c)
+                crate::sem::float::med3(e, &env, a, b, c)
             }
             FloatOp::FmaLegacy(_) => {
                 let c = c.expect("an addend");
-                crate::sem::f32::fma_legacy(e, &env, a, b, c)
+                crate::sem::float::fma_legacy(e, &env, a, b, c)
             }
             FloatOp::MinMax3(max) => {
                 let c = c.expect("source 2");
-                let ab = crate::sem::f32::minmax(e, &env, a, b, max);
-                crate::sem::f32::minmax(e, &env, ab, c, max)
+                let ab = crate::sem::float::minmax(e, &env, a, b, max);
+                crate::sem::float::minmax(e, &env, ab, c, max)
             }
         };
         let d = vdst()?;

@@ -3,7 +3,7 @@
 //! every round direction, f32 denormal setting and IEEE_MODE.
 
 use recompiler::lower::{Eval, Lower, Val};
-use recompiler::sem::f32 as soft;
+use recompiler::sem::float as soft;
 use reference_model::float::{add_f32, mul_f32, sub_f32, Mode};
 
 /// Operands of every class: zeros, the smallest and largest denormals and normals, ones, infinities, quiet
@@ -381,6 +381,154 @@ fn floor_conversions_match_the_model_in_every_mode() {
                 bad.push(format!(
                     "mode {:#x}: {v:#010x}: flr {gf:#x}/{wf:#x}, rpi {gr:#x}/{wr:#x}",
                     m.float_mode
+                ));
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// f16.
+
+/// f16 operands of every class (both signs are added by the pair builder).
+const SPECIAL16: [u32; 14] = [
+    0x0000, 0x0001, 0x03ff, 0x0400, 0x0401, 0x3c00, 0x3bff, 0x7bff, 0x7c00, 0x7e00, 0x7d01, 0x7fff,
+    0x1400, 0x0200,
+];
+
+/// The f16 modes: every f16 round direction and f16/f64 denormal setting, IEEE 0/1, FP16_OVFL 0/1.
+fn modes16() -> Vec<Mode> {
+    let mut v = Vec::new();
+    for round in 0..4u8 {
+        for denorm in 0..4u8 {
+            for (ieee, ovfl) in [(false, false), (true, true), (false, true)] {
+                v.push(Mode {
+                    float_mode: round << 2 | denorm << 6 | 0x30,
+                    ieee,
+                    dx10_clamp: true,
+                    fp16_ovfl: ovfl,
+                });
+            }
+        }
+    }
+    v
+}
+
+fn operand16(r: &mut Rng) -> u32 {
+    let v = r.next();
+    let exp = match v % 6 {
+        0 => 0,
+        1 => 1,
+        2 => 30,
+        3 => 31,
+        _ => (v >> 8) % 32,
+    };
+    (v >> 20 & 1) << 15 | exp << 10 | (r.next() & 0x3ff)
+}
+
+fn pairs16(n: usize, seed: u64) -> Vec<(u32, u32)> {
+    let mut v: Vec<(u32, u32)> = Vec::new();
+    for &a in &SPECIAL16 {
+        for &b in &SPECIAL16 {
+            v.extend([(a, b), (a ^ 0x8000, b), (a, b ^ 0x8000)]);
+        }
+    }
+    let mut r = Rng(seed);
+    for _ in 0..n {
+        let a = operand16(&mut r);
+        let b = if r.next() & 1 == 0 {
+            a ^ (r.next() & 0x83ff)
+        } else {
+            operand16(&mut r)
+        };
+        v.push((a, b));
+    }
+    v
+}
+
+type Model16 = fn(Mode, u16, u16) -> u16;
+
+/// `soft_op` then FP16_OVFL against `model` on f16 pairs in every f16 mode.
+fn check16(name: &str, soft_op: Soft, ovfl: bool, model: Model16, pairs: &[(u32, u32)]) {
+    let mut bad = Vec::new();
+    for m in modes16() {
+        let e = &mut Eval;
+        let word = e.k32(m.to_hwreg());
+        let env = soft::env16(e, word);
+        for &(a, b) in pairs {
+            let (x, y) = (e.k32(a), e.k32(b));
+            let r = soft_op(e, &env, x, y);
+            let r = if ovfl {
+                soft::ovfl16(e, &env, r, &[x, y])
+            } else {
+                r
+            };
+            let got = r.u() as u32;
+            let want = model(m, a as u16, b as u16) as u32;
+            if got != want && bad.len() < 10 {
+                bad.push(format!(
+                    "{name} mode {:#x} ieee {} ovfl {}: {a:#06x}, {b:#06x}: got {got:#06x}, model {want:#06x}",
+                    m.float_mode, m.ieee, m.fp16_ovfl
+                ));
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+#[test]
+fn f16_arithmetic_and_min_max_match_the_model_in_every_mode() {
+    use reference_model::float::{add_f16, max_f16, min_f16, mul_f16};
+    fn min(e: &mut Eval, env: &soft::Env<Val>, a: Val, b: Val) -> Val {
+        soft::minmax(e, env, a, b, false)
+    }
+    fn max(e: &mut Eval, env: &soft::Env<Val>, a: Val, b: Val) -> Val {
+        soft::minmax(e, env, a, b, true)
+    }
+    let p = pairs16(4000, 12);
+    check16("add_f16", soft::add::<Eval>, true, add_f16, &p);
+    check16("mul_f16", soft::mul::<Eval>, true, mul_f16, &p);
+    check16("min_f16", min, false, min_f16, &p);
+    check16("max_f16", max, false, max_f16, &p);
+}
+
+#[test]
+fn f32_to_f16_and_int16_conversions_match_the_model_in_every_mode() {
+    use reference_model::float::{cvt_f16_f32, cvt_f16_i16, cvt_f16_u16};
+    let mut r = Rng(13);
+    let mut vals: Vec<u32> = SPECIAL.iter().flat_map(|&v| [v, v ^ 0x8000_0000]).collect();
+    vals.extend((0..3_000).map(|_| r.operand()));
+    // Exponents around the f16 range.
+    vals.extend((0..6_000).map(|_| {
+        let v = r.next();
+        (v & 0x8000_0000) | (95 + v % 50) << 23 | (r.next() & 0x007f_ffff)
+    }));
+    let mut all = modes16();
+    all.extend(modes());
+    let mut bad = Vec::new();
+    for m in all {
+        let e = &mut Eval;
+        let word = e.k32(m.to_hwreg());
+        let (e32, e16) = (soft::env(e, word), soft::env16(e, word));
+        for &v in &vals {
+            let x = e.k32(v);
+            let got = soft::cvt_f16_f32(e, &e32, &e16, x).u() as u32;
+            let want = cvt_f16_f32(m, v) as u32;
+            let h = e.k32(v & 0xffff);
+            let hs = e.k32(v as u16 as i16 as i32 as u32);
+            let gi = soft::from_int(e, &e16, hs, true);
+            let gi = soft::ovfl16(e, &e16, gi, &[]).u() as u32;
+            let gu = soft::from_int(e, &e16, h, false);
+            let gu = soft::ovfl16(e, &e16, gu, &[]).u() as u32;
+            let (wi, wu) = (
+                cvt_f16_i16(m, v as i16) as u32,
+                cvt_f16_u16(m, v as u16) as u32,
+            );
+            if (got != want || gi != wi || gu != wu) && bad.len() < 10 {
+                bad.push(format!(
+                    "mode {:#x} ovfl {}: {v:#010x}: f16 {got:#x}/{want:#x} i16 {gi:#x}/{wi:#x} u16 {gu:#x}/{wu:#x}",
+                    m.float_mode, m.fp16_ovfl
                 ));
             }
         }

@@ -2,6 +2,6 @@
 //! written once for the CPU evaluator and the SPIR-V emitter.
 
 pub mod atomic;
-pub mod f32;
+pub mod float;
 pub mod salu;
 pub mod valu;

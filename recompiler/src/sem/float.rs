@@ -19,32 +19,127 @@ use crate::lower::{Bin, Cmp, Lower, Ty, Un};
 /// 2 toward -inf, 3 toward zero), whether denormal inputs and results are kept, and IEEE_MODE.
 #[derive(Clone, Copy, Debug)]
 pub struct Env<V: Copy> {
-    /// MODE.FP_ROUND bits 1:0 (u32 0..=3).
+    /// The format the operation works in.
+    pub fmt: Fmt,
+    /// The format's MODE.FP_ROUND field (bits 1:0 for f32, 3:2 for f16), u32 0..=3.
     pub rm: V,
-    /// FP_DENORM bit 4: denormal inputs are read as they are (else as signed zeros).
+    /// FP_DENORM bit 4 (f32) or 6 (f16): denormal inputs are read as they are (else as signed zeros).
     pub keep_in: V,
-    /// FP_DENORM bit 5: denormal results are written (else tiny results are signed zeros).
+    /// FP_DENORM bit 5 (f32) or 7 (f16): denormal results are written (else tiny results are signed zeros).
     pub keep_out: V,
     /// IEEE_MODE (bit 9): a returned NaN source is quieted.
     pub ieee: V,
+    /// FP16_OVFL (bit 23) for f16: an infinite result from finite sources is the largest finite value
+    /// ([`ovfl16`]); always false for f32.
+    pub ovfl: V,
+}
+
+/// A binary interchange format: stored fraction bits and exponent bits. Values are carried in the low
+/// bits of a u32 (f16 with the upper half zero).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Fmt {
+    /// Stored fraction bits.
+    pub man: u32,
+    /// Exponent bits.
+    pub exp: u32,
+}
+
+/// IEEE binary32.
+pub const F32: Fmt = Fmt { man: 23, exp: 8 };
+/// IEEE binary16.
+pub const F16: Fmt = Fmt { man: 10, exp: 5 };
+
+impl Fmt {
+    const fn sign_bit(self) -> u32 {
+        self.man + self.exp
+    }
+    const fn sign(self) -> u64 {
+        1 << self.sign_bit()
+    }
+    const fn mag_mask(self) -> u64 {
+        self.sign() - 1
+    }
+    const fn ef_max(self) -> u32 {
+        (1 << self.exp) - 1
+    }
+    const fn exp_mask(self) -> u64 {
+        (self.ef_max() as u64) << self.man
+    }
+    const fn man_mask(self) -> u64 {
+        (1 << self.man) - 1
+    }
+    const fn implicit(self) -> u64 {
+        1 << self.man
+    }
+    const fn quiet(self) -> u64 {
+        1 << (self.man - 1)
+    }
+    const fn bias(self) -> u32 {
+        (1 << (self.exp - 1)) - 1
+    }
+    /// The largest finite magnitude.
+    const fn max_finite(self) -> u64 {
+        self.exp_mask() - self.implicit() + self.man_mask()
+    }
+    /// The NaN an invalid operation gives: sign, quiet bit, payload 0 (rules `nan.default`,
+    /// `nan.default.f16_f64`).
+    const fn default_nan(self) -> u64 {
+        self.sign() | self.exp_mask() | self.quiet()
+    }
 }
 
 /// The f32 environment of the MODE register value `mode` (rule `mode.hwreg_layout`).
 pub fn env<L: Lower>(e: &mut L, mode: L::V) -> Env<L::V> {
-    let rm = e.field(mode, 0, 2);
-    let ki = e.field(mode, 4, 1);
-    let ko = e.field(mode, 5, 1);
+    env_at(e, mode, F32, 0, 4)
+}
+
+/// The f16 environment of `mode`: the shared f16/f64 round and denormal fields (rules
+/// `mode.float_mode_fields`, `f16.denorm.field_bits`).
+pub fn env16<L: Lower>(e: &mut L, mode: L::V) -> Env<L::V> {
+    env_at(e, mode, F16, 2, 6)
+}
+
+fn env_at<L: Lower>(e: &mut L, mode: L::V, fmt: Fmt, round: u32, denorm: u32) -> Env<L::V> {
+    let rm = e.field(mode, round, 2);
+    let ki = e.field(mode, denorm, 1);
+    let ko = e.field(mode, denorm + 1, 1);
     let ie = e.field(mode, 9, 1);
+    let ovfl = if fmt == F16 {
+        let o = e.field(mode, 23, 1);
+        e.nz(o)
+    } else {
+        e.kbool(false)
+    };
     Env {
+        fmt,
         rm,
         keep_in: e.nz(ki),
         keep_out: e.nz(ko),
         ieee: e.nz(ie),
+        ovfl,
     }
 }
 
-/// The default NaN (rule `nan.default`).
-const DEFAULT_NAN: u64 = 0xffc0_0000;
+/// FP16_OVFL: an infinite result `r` none of whose `sources` is infinite becomes the largest finite value
+/// of its sign when the mode asks for it (rule `f16.fp16_ovfl`); a no-op for f32.
+pub fn ovfl16<L: Lower>(e: &mut L, env: &Env<L::V>, r: L::V, sources: &[L::V]) -> L::V {
+    let f = env.fmt;
+    let is_inf = |e: &mut L, x: L::V| {
+        let m = e.bink(Bin::And, x, f.mag_mask());
+        let k = e.k32(f.exp_mask() as u32);
+        e.cmp(Cmp::Eq, m, k)
+    };
+    let mut hit = is_inf(e, r);
+    hit = e.band(hit, env.ovfl);
+    for &x in sources {
+        let i = is_inf(e, x);
+        let not = e.bnot(i);
+        hit = e.band(hit, not);
+    }
+    let s = e.bink(Bin::And, r, f.sign());
+    let m = e.bink(Bin::Or, s, f.max_finite());
+    e.select(hit, m, r)
+}
 
 /// An unpacked operand: sign bit (0/1), class flags, 24-bit significand and the exponent of its lsb.
 struct Unpacked<V> {
@@ -57,44 +152,45 @@ struct Unpacked<V> {
     exp: V,
 }
 
-fn is_nan<L: Lower>(e: &mut L, x: L::V) -> L::V {
-    let mag = e.bink(Bin::And, x, 0x7fff_ffff);
-    let inf = e.k32(0x7f80_0000);
+fn is_nan<L: Lower>(e: &mut L, f: Fmt, x: L::V) -> L::V {
+    let mag = e.bink(Bin::And, x, f.mag_mask());
+    let inf = e.k32(f.exp_mask() as u32);
     e.cmp(Cmp::UGt, mag, inf)
 }
 
 /// The first NaN of `a`, `b` (as given, quieted under IEEE_MODE) and whether there was one.
 fn first_nan<L: Lower>(e: &mut L, env: &Env<L::V>, a: L::V, b: L::V) -> (L::V, L::V) {
-    let na = is_nan(e, a);
-    let nb = is_nan(e, b);
+    let na = is_nan(e, env.fmt, a);
+    let nb = is_nan(e, env.fmt, b);
     let any = e.bor(na, nb);
     let v = e.select(na, a, b);
-    let q = e.bink(Bin::Or, v, 0x0040_0000);
+    let q = e.bink(Bin::Or, v, env.fmt.quiet());
     let v = e.select(env.ieee, q, v);
     (any, v)
 }
 
 /// Unpacks a non-NaN `x`; a denormal is read as its signed zero unless denormal inputs are kept.
 fn unpack<L: Lower>(e: &mut L, env: &Env<L::V>, x: L::V) -> Unpacked<L::V> {
-    let sign = e.bink(Bin::LShr, x, 31);
-    let ef = e.field(x, 23, 8);
-    let m = e.bink(Bin::And, x, 0x007f_ffff);
+    let f = env.fmt;
+    let sign = e.field(x, f.sign_bit(), 1);
+    let ef = e.field(x, f.man, f.exp);
+    let m = e.bink(Bin::And, x, f.man_mask());
     let z = e.k32(0);
     let e0 = e.cmp(Cmp::Eq, ef, z);
     let m0 = e.cmp(Cmp::Eq, m, z);
     let flush = e.bnot(env.keep_in);
     let sub_zero = e.bor(m0, flush);
     let zero = e.band(e0, sub_zero);
-    let k255 = e.k32(255);
-    let inf = e.cmp(Cmp::Eq, ef, k255);
-    let implicit = e.bink(Bin::Or, m, 0x0080_0000);
+    let kmax = e.k32(f.ef_max());
+    let inf = e.cmp(Cmp::Eq, ef, kmax);
+    let implicit = e.bink(Bin::Or, m, f.implicit());
     let sig = e.select(e0, m, implicit);
     let special = e.bor(zero, inf);
     let sig = e.select(special, z, sig);
     // Denormals have the exponent of the smallest normal: field 1.
     let one = e.k32(1);
     let ef = e.select(e0, one, ef);
-    let exp = e.bink(Bin::Sub, ef, 150);
+    let exp = e.bink(Bin::Sub, ef, (f.bias() + f.man) as u64);
     Unpacked {
         sign,
         zero,
@@ -181,35 +277,36 @@ fn shr_round<L: Lower>(e: &mut L, rm: L::V, sign: L::V, sig: L::V, s: L::V) -> L
 /// Rounds the exact non-zero value `(-1)^sign * sig * 2^exp` (64-bit `sig`, two's-complement `exp`) to
 /// f32 bits, as the model's `round_pack`.
 fn round_pack<L: Lower>(e: &mut L, env: &Env<L::V>, sign: L::V, sig: L::V, exp: L::V) -> L::V {
+    let f = env.fmt;
     let msb = e.un(Un::FindMsb, sig);
     // Exponent of the msb, then the shift that leaves 24 bits.
     let emsb = e.bin(Bin::Add, exp, msb);
-    let k23 = e.k32(23);
-    let wide = e.cmp(Cmp::UGt, msb, k23);
-    let sr = e.bink(Bin::Sub, msb, 23);
+    let kman = e.k32(f.man);
+    let wide = e.cmp(Cmp::UGt, msb, kman);
+    let sr = e.bink(Bin::Sub, msb, f.man as u64);
     let z = e.k32(0);
     let sr = e.select(wide, sr, z);
-    let sl = e.bin(Bin::Sub, k23, msb);
+    let sl = e.bin(Bin::Sub, kman, msb);
     let sl = e.select(wide, z, sl);
     let q = shr_round(e, env.rm, sign, sig, sr);
     let slw = e.zext(sl);
     let q = e.bin(Bin::Shl, q, slw);
     // A carry out of the 24 bits: one more exponent.
-    let carry = e.bink(Bin::LShr, q, 24);
+    let carry = e.bink(Bin::LShr, q, f.man as u64 + 1);
     let carry = e.trunc(carry);
     let cw = e.zext(carry);
     let q = e.bin(Bin::LShr, q, cw);
     let emsb = e.bin(Bin::Add, emsb, carry);
-    let biased = e.bink(Bin::Add, emsb, 127);
+    let biased = e.bink(Bin::Add, emsb, f.bias() as u64);
     // Tininess after rounding: the rounded exponent is below the smallest normal's.
     let k1 = e.k32(1);
     let tiny = e.cmp(Cmp::SLt, biased, k1);
-    let k254 = e.k32(254);
-    let over = e.cmp(Cmp::SGt, biased, k254);
-    let s31 = e.bink(Bin::Shl, sign, 31);
+    let kbig = e.k32(f.ef_max() - 1);
+    let over = e.cmp(Cmp::SGt, biased, kbig);
+    let s31 = e.bink(Bin::Shl, sign, f.sign_bit() as u64);
     let q32 = e.trunc(q);
-    let frac = e.bink(Bin::And, q32, 0x007f_ffff);
-    let ex = e.bink(Bin::Shl, biased, 23);
+    let frac = e.bink(Bin::And, q32, f.man_mask());
+    let ex = e.bink(Bin::Shl, biased, f.man as u64);
     let normal = e.bin(Bin::Or, ex, frac);
     let normal = e.bin(Bin::Or, normal, s31);
     // Overflow: infinity, or the largest finite value where the direction points to zero.
@@ -232,11 +329,11 @@ fn round_pack<L: Lower>(e: &mut L, env: &Env<L::V>, sign: L::V, sig: L::V, exp: 
     let down_inf = e.band(r2, neg);
     let to_inf = e.bor(r0, up_inf);
     let to_inf = e.bor(to_inf, down_inf);
-    let inf = e.bink(Bin::Or, s31, 0x7f80_0000);
-    let maxf = e.bink(Bin::Or, s31, 0x7f7f_ffff);
+    let inf = e.bink(Bin::Or, s31, f.exp_mask());
+    let maxf = e.bink(Bin::Or, s31, f.max_finite());
     let ovf = e.select(to_inf, inf, maxf);
-    // Tiny: the signed zero, or the denormal rounded from the exact value (quantum 2^-149).
-    let kq = e.k32((-149i32) as u32);
+    // Tiny: the signed zero, or the denormal rounded from the exact value (quantum 2^(emin - man)).
+    let kq = e.k32((1 - f.bias() as i32 - f.man as i32) as u32);
     let sd = e.bin(Bin::Sub, kq, exp);
     let pos_shift = e.cmp(Cmp::SGt, sd, z32);
     let sd_r = e.select(pos_shift, sd, z32);
@@ -329,20 +426,20 @@ fn zero_sum<L: Lower>(e: &mut L, env: &Env<L::V>, z1: L::V, s1: L::V, z2: L::V, 
     let keep = e.band(both, same);
     let zs = e.b2i(down, Ty::I32);
     let zs = e.select(keep, s1, zs);
-    e.bink(Bin::Shl, zs, 31)
+    e.bink(Bin::Shl, zs, env.fmt.sign_bit() as u64)
 }
 
 /// The infinity of a sum with infinite flags `i1`, `i2` and signs `s1`, `s2` (opposite infinities: the
 /// default NaN).
-fn inf_sum<L: Lower>(e: &mut L, i1: L::V, s1: L::V, i2: L::V, s2: L::V) -> L::V {
+fn inf_sum<L: Lower>(e: &mut L, f: Fmt, i1: L::V, s1: L::V, i2: L::V, s2: L::V) -> L::V {
     let both = e.band(i1, i2);
     let same = e.cmp(Cmp::Eq, s1, s2);
     let opposite = e.bnot(same);
     let invalid = e.band(both, opposite);
     let s = e.select(i1, s1, s2);
-    let s = e.bink(Bin::Shl, s, 31);
-    let inf = e.bink(Bin::Or, s, 0x7f80_0000);
-    let dnan = e.k32(DEFAULT_NAN as u32);
+    let s = e.bink(Bin::Shl, s, f.sign_bit() as u64);
+    let inf = e.bink(Bin::Or, s, f.exp_mask());
+    let dnan = e.k32(f.default_nan() as u32);
     e.select(invalid, dnan, inf)
 }
 
@@ -352,7 +449,7 @@ pub fn add<L: Lower>(e: &mut L, env: &Env<L::V>, a: L::V, b: L::V) -> L::V {
     let x = unpack(e, env, a);
     let y = unpack(e, env, b);
     let any_inf = e.bor(x.inf, y.inf);
-    let inf = inf_sum(e, x.inf, x.sign, y.inf, y.sign);
+    let inf = inf_sum(e, env.fmt, x.inf, x.sign, y.inf, y.sign);
     let mx = e.zext(x.sig);
     let my = e.zext(y.sig);
     let (s, m, exp) = exact_sum(e, (x.sign, mx, x.exp), (y.sign, my, y.exp));
@@ -381,7 +478,7 @@ pub fn fma<L: Lower>(e: &mut L, env: &Env<L::V>, a: L::V, b: L::V, c: L::V) -> L
     let p_zero = e.bor(x.zero, y.zero);
     let invalid = e.band(p_inf, p_zero);
     let any_inf = e.bor(p_inf, z.inf);
-    let inf = inf_sum(e, p_inf, psign, z.inf, z.sign);
+    let inf = inf_sum(e, env.fmt, p_inf, psign, z.inf, z.sign);
     let mx = e.zext(x.sig);
     let my = e.zext(y.sig);
     let p = e.bin(Bin::Mul, mx, my);
@@ -397,7 +494,7 @@ pub fn fma<L: Lower>(e: &mut L, env: &Env<L::V>, a: L::V, b: L::V, c: L::V) -> L
     let r = e.select(m_zero, zero, rounded);
     let r = e.select(any_inf, inf, r);
     let r = e.select(nan_c, nan2, r);
-    let dnan = e.k32(DEFAULT_NAN as u32);
+    let dnan = e.k32(env.fmt.default_nan() as u32);
     let r = e.select(invalid, dnan, r);
     e.select(nan_ab, nan1, r)
 }
@@ -408,12 +505,12 @@ pub fn mul<L: Lower>(e: &mut L, env: &Env<L::V>, a: L::V, b: L::V) -> L::V {
     let x = unpack(e, env, a);
     let y = unpack(e, env, b);
     let sign = e.bin(Bin::Xor, x.sign, y.sign);
-    let s31 = e.bink(Bin::Shl, sign, 31);
+    let s31 = e.bink(Bin::Shl, sign, env.fmt.sign_bit() as u64);
     let any_inf = e.bor(x.inf, y.inf);
     let any_zero = e.bor(x.zero, y.zero);
     let invalid = e.band(any_inf, any_zero);
-    let inf = e.bink(Bin::Or, s31, 0x7f80_0000);
-    let dnan = e.k32(DEFAULT_NAN as u32);
+    let inf = e.bink(Bin::Or, s31, env.fmt.exp_mask());
+    let dnan = e.k32(env.fmt.default_nan() as u32);
     let inf = e.select(invalid, dnan, inf);
     let ma = e.zext(x.sig);
     let mb = e.zext(y.sig);
@@ -462,23 +559,25 @@ pub fn from_int<L: Lower>(e: &mut L, env: &Env<L::V>, v: L::V, signed: bool) -> 
 
 /// A denormal `x` as its signed zero unless denormal inputs are kept.
 fn flush_in<L: Lower>(e: &mut L, env: &Env<L::V>, x: L::V) -> L::V {
-    let ef = e.bink(Bin::And, x, 0x7f80_0000);
-    let m = e.bink(Bin::And, x, 0x007f_ffff);
+    let f = env.fmt;
+    let ef = e.bink(Bin::And, x, f.exp_mask());
+    let m = e.bink(Bin::And, x, f.man_mask());
     let z = e.k32(0);
     let e0 = e.cmp(Cmp::Eq, ef, z);
     let m_nz = e.cmp(Cmp::Ne, m, z);
     let den = e.band(e0, m_nz);
-    let flush = e.bnot(env.keep_in);
-    let f = e.band(den, flush);
-    let s = e.bink(Bin::And, x, 0x8000_0000);
-    e.select(f, s, x)
+    let drop = e.bnot(env.keep_in);
+    let flush = e.band(den, drop);
+    let s = e.bink(Bin::And, x, env.fmt.sign());
+    e.select(flush, s, x)
 }
 
 /// The signed order key of a non-NaN f32: -0 below +0 (rule `minmax.signed_zero`).
-fn order_key<L: Lower>(e: &mut L, x: L::V) -> L::V {
-    let mag = e.bink(Bin::And, x, 0x7fff_ffff);
+fn order_key<L: Lower>(e: &mut L, f: Fmt, x: L::V) -> L::V {
+    let mag = e.bink(Bin::And, x, f.mag_mask());
+    let s = e.field(x, f.sign_bit(), 1);
+    let neg = e.nz(s);
     let z = e.k32(0);
-    let neg = e.cmp(Cmp::SLt, x, z);
     let n = e.bin(Bin::Sub, z, mag);
     let n = e.bink(Bin::Sub, n, 1);
     e.select(neg, n, mag)
@@ -491,24 +590,25 @@ fn order_key<L: Lower>(e: &mut L, x: L::V) -> L::V {
 pub fn minmax<L: Lower>(e: &mut L, env: &Env<L::V>, a: L::V, b: L::V, max: bool) -> L::V {
     let a = flush_in(e, env, a);
     let b = flush_in(e, env, b);
-    let na = is_nan(e, a);
-    let nb = is_nan(e, b);
+    let f = env.fmt;
+    let na = is_nan(e, f, a);
+    let nb = is_nan(e, f, b);
     let z = e.k32(0);
-    let qa = e.bink(Bin::And, a, 0x0040_0000);
+    let qa = e.bink(Bin::And, a, f.quiet());
     let qa = e.cmp(Cmp::Eq, qa, z);
     let sa = e.band(na, qa);
-    let qb = e.bink(Bin::And, b, 0x0040_0000);
+    let qb = e.bink(Bin::And, b, f.quiet());
     let qb = e.cmp(Cmp::Eq, qb, z);
     let sb = e.band(nb, qb);
-    let ka = order_key(e, a);
-    let kb = order_key(e, b);
+    let ka = order_key(e, f, a);
+    let kb = order_key(e, f, b);
     let less = e.cmp(Cmp::SLt, ka, kb);
     let pick_a = if max { e.bnot(less) } else { less };
     let r = e.select(pick_a, a, b);
     let r = e.select(na, b, r);
     let r = e.select(nb, a, r);
-    let qa = e.bink(Bin::Or, a, 0x0040_0000);
-    let qb = e.bink(Bin::Or, b, 0x0040_0000);
+    let qa = e.bink(Bin::Or, a, f.quiet());
+    let qb = e.bink(Bin::Or, b, f.quiet());
     let ie_b = e.band(env.ieee, sb);
     let r = e.select(ie_b, qb, r);
     let ie_a = e.band(env.ieee, sa);
@@ -523,9 +623,9 @@ pub fn med3<L: Lower>(e: &mut L, env: &Env<L::V>, a: L::V, b: L::V, c: L::V) -> 
         flush_in(e, env, b),
         flush_in(e, env, c),
     );
-    let na = is_nan(e, fa);
-    let nb = is_nan(e, fb);
-    let nc = is_nan(e, fc);
+    let na = is_nan(e, env.fmt, fa);
+    let nb = is_nan(e, env.fmt, fb);
+    let nc = is_nan(e, env.fmt, fc);
     let n = e.bor(na, nb);
     let any_nan = e.bor(n, nc);
     let m = minmax(e, env, a, b, false);
@@ -558,7 +658,7 @@ pub fn fma_legacy<L: Lower>(e: &mut L, env: &Env<L::V>, a: L::V, b: L::V, c: L::
 /// `v_cvt_i32_f32` (`signed`) and `v_cvt_u32_f32`: toward zero, saturating, a NaN gives 0 (rule
 /// `cvt.float_to_int`); a denormal truncates to 0 whatever the denormal field.
 pub fn to_int<L: Lower>(e: &mut L, x: L::V, signed: bool) -> L::V {
-    let nan = is_nan(e, x);
+    let nan = is_nan(e, F32, x);
     let z = e.k32(0);
     let neg = e.cmp(Cmp::SLt, x, z);
     let ef = e.field(x, 23, 8);
@@ -656,7 +756,7 @@ fn floor_i32<L: Lower>(e: &mut L, sign: L::V, m: L::V, exp: L::V) -> L::V {
 /// sum exact), saturating; the input flushed by the denormal field; a NaN saturates by its sign (rules
 /// `cvt.float_to_int`, `cvt.flr_rpi_nan_sign`).
 pub fn floor_to_int<L: Lower>(e: &mut L, env: &Env<L::V>, x: L::V, half: bool) -> L::V {
-    let nan = is_nan(e, x);
+    let nan = is_nan(e, F32, x);
     let u = unpack(e, env, x);
     let m = e.zext(u.sig);
     let (s, m, exp) = if half {
@@ -674,4 +774,34 @@ pub fn floor_to_int<L: Lower>(e: &mut L, env: &Env<L::V>, x: L::V, half: bool) -
     let sat = e.select(neg, kmin, kmax);
     let r = e.select(u.inf, sat, r);
     e.select(nan, sat, r)
+}
+
+/// `v_cvt_f16_f32`: the f32 input flushed by the f32 field, rounded in the f16 round field with the f16
+/// result field; a NaN is always quieted, its payload's top ten bits kept (rules `cvt.f16_directed`,
+/// `nan.cvt_narrow_quiet`); FP16_OVFL from a finite source (`f16.fp16_ovfl`). `e32` and `e16` are the
+/// two environments of one MODE value.
+pub fn cvt_f16_f32<L: Lower>(e: &mut L, e32: &Env<L::V>, e16: &Env<L::V>, x: L::V) -> L::V {
+    let nan = is_nan(e, F32, x);
+    let u = unpack(e, e32, x);
+    let s15 = e.bink(Bin::Shl, u.sign, 15);
+    let m = e.zext(u.sig);
+    let special = e.bor(u.zero, u.inf);
+    let one = e.k64(1);
+    let m = e.select(special, one, m);
+    let rounded = round_pack(e, e16, u.sign, m, u.exp);
+    let inf = e.bink(Bin::Or, s15, 0x7c00);
+    let r = e.select(u.inf, inf, rounded);
+    let r = e.select(u.zero, s15, r);
+    let hi = e.bink(Bin::LShr, x, 16);
+    let hi = e.bink(Bin::And, hi, 0x8000);
+    let pay = e.bink(Bin::LShr, x, 13);
+    let pay = e.bink(Bin::And, pay, 0x3ff);
+    let q = e.bink(Bin::Or, hi, 0x7e00);
+    let q = e.bin(Bin::Or, q, pay);
+    let r = e.select(nan, q, r);
+    let z = e.k32(0);
+    let k = e.k32(0x7c00);
+    let src_inf = e.select(u.inf, k, z);
+    let src_inf = e.select(nan, z, src_inf);
+    ovfl16(e, e16, r, &[src_inf])
 }
