@@ -580,7 +580,7 @@ fn sopp(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
 // -------------------------------------------------------------------------------------------------
 // Vector ALU.
 
-/// The f32 operations translated through the integer float engine ([`crate::sem::f32`]).
+/// The f32 operations translated through the integer float engine ([`crate::sem::float`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum FloatOp {
     Add,

@@ -1,4 +1,4 @@
-//! The integer f32 engine (`recompiler::sem::f32`), evaluated on the CPU, against the reference model's
+//! The integer float engine (`recompiler::sem::float`), evaluated on the CPU, against the reference model's
 //! float library: every special-class pair and random operands (biased towards the exponent extremes) in
 //! every round direction, f32 denormal setting and IEEE_MODE.
 

@@ -1,22 +1,25 @@
-//! f32 add, multiply and fused multiply-add in integer operations, bit-exact with the reference model in every float mode.
+//! f32 and f16 arithmetic in integer operations, bit-exact with the reference model in every float mode:
+//! add, multiply, fused multiply-add, min/max/med3, the legacy f32 multiply and FMA, and the conversions
+//! between f32, f16 and integers.
 //!
 //! No host float instruction is used: Vulkan leaves denormal handling, NaN payloads and (without float
 //! controls) every rounding direction but nearest-even to the implementation, and lavapipe has no
-//! round-to-zero at all. The engine is the model's (`reference_model::float::core`) restated branch-free:
-//! operands unpack to a 24-bit significand and an exponent, the exact sum or product is formed in 64-bit
-//! integers (a sum normalizes both terms to bit 61 and keeps a sticky bit, exact for rounding to 24 bits:
-//! see [`exact_sum`]), and one rounding routine applies the mode's direction, tininess after rounding (rule
-//! `f32.tininess.after_rounding`) and the output flush. NaN sources are chosen before anything else (rule
-//! `nan.select.first_source`), quieted only under IEEE_MODE (`nan.quiet.ieee_only`); invalid operations give
-//! the default NaN 0xffc00000 (`nan.default`). `tests/f32_soft.rs` compares every function here, through
-//! [`crate::lower::Eval`], with the model's on special and random operands in all 32 relevant modes.
+//! round-to-zero at all. The engine is the model's (`reference_model::float::core`) restated branch-free and
+//! with the format ([`Fmt`]) a parameter: operands unpack to a significand and an exponent, the exact sum or
+//! product is formed in 64-bit integers (a sum normalizes both terms to bit 61 and keeps a sticky bit, exact
+//! for rounding to 24 bits: see `exact_sum`), and one rounding routine applies the mode's direction,
+//! tininess after rounding (rule `f32.tininess.after_rounding`) and the output flush. NaN sources are chosen
+//! before anything else (rule `nan.select.first_source`), quieted only under IEEE_MODE
+//! (`nan.quiet.ieee_only`); invalid operations give the format's default NaN (`nan.default`). f16 results
+//! take FP16_OVFL through [`ovfl16`]. `tests/f32_soft.rs` compares every function here, through
+//! [`crate::lower::Eval`], with the model's on special and random operands in all 32 f32 and 48 f16 modes.
 //!
 //! Signed exponents are carried as two's-complement `I32` values and compared signed.
 
 use crate::lower::{Bin, Cmp, Lower, Ty, Un};
 
-/// The f32 fields of the MODE register as values: the round field (0 nearest even, 1 toward +inf,
-/// 2 toward -inf, 3 toward zero), whether denormal inputs and results are kept, and IEEE_MODE.
+/// A format's fields of the MODE register as values: the round field (0 nearest even, 1 toward +inf,
+/// 2 toward -inf, 3 toward zero), whether denormal inputs and results are kept, IEEE_MODE and FP16_OVFL.
 #[derive(Clone, Copy, Debug)]
 pub struct Env<V: Copy> {
     /// The format the operation works in.
