@@ -229,7 +229,8 @@ const FLOAT_OPS: &str = "v_lshlrev_b32 v1, 4, v0\n\
     buffer_store_dwordx4 v[32:35], v1, s[4:7], 0 offen offset:48\ns_endpgm";
 
 /// f16 arithmetic, min/max/med3 and the conversions to f16 (16-bit sources from both halves through SDWA,
-/// results into the low half and, through SDWA, the high half; gfx1013 has no VOP3 op_sel).
+/// results into the low half and, through SDWA, the high half; gfx1013 has no VOP3 op_sel), and the output
+/// modifiers, clamp and floor.
 const FLOAT16_OPS: &str = "v_lshlrev_b32 v1, 4, v0\n\
     buffer_load_dwordx4 v[10:13], v1, s[0:3], 0 offen\ns_waitcnt vmcnt(0)\n\
     v_mov_b32 v20, v13\nv_add_f16 v20, v10, v11\nv_mov_b32 v21, v13\nv_mul_f16 v21, v10, v11\n\
@@ -238,10 +239,13 @@ const FLOAT16_OPS: &str = "v_lshlrev_b32 v1, 4, v0\n\
     v_mov_b32 v26, v13\nv_med3_f16 v26, v10, v11, v12\nv_mov_b32 v27, v13\nv_cvt_f16_f32 v27, v10\n\
     v_mov_b32 v28, v13\nv_cvt_f16_i16 v28, v11\nv_mov_b32 v29, v13\nv_cvt_f16_u16 v29, v12\n\
     v_mov_b32 v30, v13\nv_fmac_f16 v30, v10, v11\nv_mov_b32 v31, v13\nv_subrev_f16 v31, v12, v10\n\
+    v_mul_f32_e64 v32, v10, v11 mul:2\nv_add_f32_e64 v33, v10, v12 clamp div:2\nv_floor_f32 v34, v12\n\
+    v_mov_b32 v35, v13\nv_max_f16_e64 v35, v10, v11 clamp mul:4\n\
     v_lshlrev_b32 v1, 6, v0\n\
     buffer_store_dwordx4 v[20:23], v1, s[4:7], 0 offen\n\
     buffer_store_dwordx4 v[24:27], v1, s[4:7], 0 offen offset:16\n\
-    buffer_store_dwordx4 v[28:31], v1, s[4:7], 0 offen offset:32\ns_endpgm";
+    buffer_store_dwordx4 v[28:31], v1, s[4:7], 0 offen offset:32\n\
+    buffer_store_dwordx4 v[32:35], v1, s[4:7], 0 offen offset:48\ns_endpgm";
 
 /// Runs `src` on 256 lanes of special and random operands (`special` words and random ones biased to the
 /// exponent extremes) in every `(FLOAT_MODE, IEEE, FP16_OVFL)` of `modes`, on vulkan and the model, and
@@ -367,5 +371,5 @@ fn f16_arithmetic_matches_the_model_in_every_float_mode() {
         (0xfc, false, false),
         (0x7c, true, true),
     ];
-    float_kernel_matches(FLOAT16_OPS, &special, &modes, 12);
+    float_kernel_matches(FLOAT16_OPS, &special, &modes, 16);
 }

@@ -611,6 +611,8 @@ enum FloatOp {
     FmaLegacy(FmaC),
     /// v_cvt_f16_f32: an f32 source, an f16 result.
     Narrow,
+    /// v_floor (2), v_ceil (1), v_trunc (3), v_rndne (0): rounding to an integral value.
+    RoundInt(u32),
 }
 
 /// The addend of an FMA form.
@@ -642,6 +644,10 @@ fn float_op(op: Op) -> Option<FloatOp> {
         Op::VMaxF32 => FloatOp::MinMax(true),
         Op::VMin3F32 => FloatOp::MinMax3(false),
         Op::VMax3F32 => FloatOp::MinMax3(true),
+        Op::VFloorF32 => FloatOp::RoundInt(2),
+        Op::VCeilF32 => FloatOp::RoundInt(1),
+        Op::VTruncF32 => FloatOp::RoundInt(3),
+        Op::VRndneF32 => FloatOp::RoundInt(0),
         Op::VMed3F32 => FloatOp::Med3,
         Op::VCvtI32F32 => FloatOp::ToInt(true),
         Op::VCvtU32F32 => FloatOp::ToInt(false),
@@ -652,6 +658,14 @@ fn float_op(op: Op) -> Option<FloatOp> {
         Op::VFmacLegacyF32 => FloatOp::FmaLegacy(FmaC::Vdst),
         _ => return None,
     })
+}
+
+/// The output modifier and clamp of a float operation's form (SDWA carries its own).
+fn out_mods(inst: &Instruction) -> (u8, bool) {
+    match inst.control {
+        Control::Sdwa(s) => (s.omod, s.clamp),
+        _ => (inst.mods.omod, inst.mods.clamp),
+    }
 }
 
 /// The f16 operations translated through the float engine, as their f32 counterparts.
@@ -669,6 +683,10 @@ fn float16_op(op: Op) -> Option<FloatOp> {
         Op::VMax3F16 => FloatOp::MinMax3(true),
         Op::VMed3F16 => FloatOp::Med3,
         Op::VCvtF16F32 => FloatOp::Narrow,
+        Op::VFloorF16 => FloatOp::RoundInt(2),
+        Op::VCeilF16 => FloatOp::RoundInt(1),
+        Op::VTruncF16 => FloatOp::RoundInt(3),
+        Op::VRndneF16 => FloatOp::RoundInt(0),
         Op::VCvtF16I16 => FloatOp::FromInt(true),
         Op::VCvtF16U16 => FloatOp::FromInt(false),
         _ => return None,
@@ -736,6 +754,7 @@ fn float16(
         }
         FloatOp::Med3 => fp::med3(e, &env, a, b, c),
         FloatOp::Narrow => fp::cvt_f16_f32(e, &e32, &env, a),
+        FloatOp::RoundInt(dir) => fp::round_int(e, &env, a, dir),
         FloatOp::FromInt(signed) => {
             let v = if signed { e.sext_in(a, 16) } else { a };
             let r = fp::from_int(e, &env, v, signed);
@@ -756,6 +775,8 @@ fn float16(
         FloatOp::Fma(_) => fp::ovfl16(e, &env, r, &[a, b, c]),
         _ => r,
     };
+    let (omod, clamp) = out_mods(inst);
+    let r = fp::omod_clamp(e, &env, mode, r, omod, clamp);
     if matches!(inst.control, Control::Sdwa(_)) {
         write32(cx, inst, pc, vd, r, active)?;
         return Ok(Done::Next);
@@ -783,22 +804,17 @@ fn vector_forms(inst: &Instruction, pc: usize) -> Result<(), Refusal> {
     let m = inst.mods;
     // neg and abs are bit operations on float sources, applied where those are read.
     let float = float_op(inst.op).is_some() || float16_op(inst.op).is_some();
-    if (m.abs != 0 || m.neg != 0) && !float || m.neg_hi != 0 || m.omod != 0 {
+    // neg/abs, omod and clamp on float operations are the float engine's; on integer ones only clamp
+    // (saturation) is.
+    if (m.abs != 0 || m.neg != 0 || m.omod != 0) && !float || m.neg_hi != 0 {
         return Err(refusal(
             inst,
             pc,
             "source and output modifiers are not translated yet",
         ));
     }
-    if float && m.clamp {
-        return Err(refusal(
-            inst,
-            pc,
-            "the clamp modifier on float operations is not translated yet",
-        ));
-    }
     if let Control::Sdwa(s) = inst.control {
-        if s.clamp || s.omod != 0 {
+        if (s.clamp || s.omod != 0) && !float {
             return Err(refusal(
                 inst,
                 pc,
@@ -1170,6 +1186,7 @@ fn vector(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
             }
             FloatOp::MulLegacy => crate::sem::float::mul_legacy(e, &env, a, b),
             FloatOp::Narrow => return Err(refusal(inst, pc, "not an f32 operation")),
+            FloatOp::RoundInt(dir) => crate::sem::float::round_int(e, &env, a, dir),
             FloatOp::FromInt(signed) => crate::sem::float::from_int(e, &env, raw, signed),
             FloatOp::Ubyte(n) => {
                 let byte = e.field(raw, 8 * n, 8);
@@ -1203,6 +1220,14 @@ fn vector(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
                 let ab = crate::sem::float::minmax(e, &env, a, b, max);
                 crate::sem::float::minmax(e, &env, ab, c, max)
             }
+        };
+        // Float results take the output modifiers; integer results (the conversions to int) ignore them,
+        // as the model's do.
+        let r = if matches!(f, FloatOp::ToInt(_) | FloatOp::FloorToInt(_)) {
+            r
+        } else {
+            let (omod, clamp) = out_mods(inst);
+            crate::sem::float::omod_clamp(e, &env, mode, r, omod, clamp)
         };
         let d = vdst()?;
         write32(cx, inst, pc, d, r, active)?;

@@ -535,3 +535,119 @@ fn f32_to_f16_and_int16_conversions_match_the_model_in_every_mode() {
     }
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
+
+#[test]
+fn output_modifiers_and_clamp_match_the_model_in_every_mode() {
+    use reference_model::float::{omod_clamp_f16, omod_clamp_f32, Omod};
+    let mut r = Rng(14);
+    let mut vals: Vec<u32> = SPECIAL.iter().flat_map(|&v| [v, v ^ 0x8000_0000]).collect();
+    vals.extend((0..1000).map(|_| r.operand()));
+    let mut vals16: Vec<u32> = SPECIAL16.iter().flat_map(|&v| [v, v ^ 0x8000]).collect();
+    vals16.extend((0..1000).map(|_| operand16(&mut r)));
+    let mut all = modes();
+    all.extend(modes16());
+    let mut bad = Vec::new();
+    for mut m in all {
+        for dx10 in [false, true] {
+            m.dx10_clamp = dx10;
+            let e = &mut Eval;
+            let word = e.k32(m.to_hwreg());
+            let (e32, e16) = (soft::env(e, word), soft::env16(e, word));
+            for omod in 0..4u8 {
+                for clamp in [false, true] {
+                    let om = Omod::from_field(omod);
+                    for &v in &vals {
+                        let x = e.k32(v);
+                        let got = soft::omod_clamp(e, &e32, word, x, omod, clamp).u() as u32;
+                        let want = omod_clamp_f32(m, v, om, clamp);
+                        if got != want && bad.len() < 10 {
+                            bad.push(format!("f32 mode {:#x} ieee {} dx10 {dx10} omod {omod} clamp {clamp}: {v:#x}: got {got:#x}, model {want:#x}", m.float_mode, m.ieee));
+                        }
+                    }
+                    for &v in &vals16 {
+                        let x = e.k32(v);
+                        let got = soft::omod_clamp(e, &e16, word, x, omod, clamp).u() as u32;
+                        let want = omod_clamp_f16(m, v as u16, om, clamp) as u32;
+                        if got != want && bad.len() < 10 {
+                            bad.push(format!("f16 mode {:#x} ieee {} dx10 {dx10} omod {omod} clamp {clamp}: {v:#x}: got {got:#x}, model {want:#x}", m.float_mode, m.ieee));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+#[test]
+fn round_to_integral_matches_the_model_in_every_mode() {
+    use reference_model::float::{
+        ceil_f16, ceil_f32, floor_f16, floor_f32, rndne_f16, rndne_f32, trunc_f16, trunc_f32,
+    };
+    let mut r = Rng(15);
+    let mut vals: Vec<u32> = SPECIAL.iter().flat_map(|&v| [v, v ^ 0x8000_0000]).collect();
+    vals.extend([
+        0x3f00_0000,
+        0xbf00_0000,
+        0x3fc0_0000,
+        0xbfc0_0000,
+        0x4020_0000,
+        0x4b00_0001,
+    ]);
+    vals.extend((0..2000).map(|_| {
+        let v = r.next();
+        (v & 0x8000_0000) | (110 + v % 40) << 23 | (r.next() & 0x007f_ffff)
+    }));
+    vals.extend((0..1000).map(|_| r.operand()));
+    let mut vals16: Vec<u32> = SPECIAL16.iter().flat_map(|&v| [v, v ^ 0x8000]).collect();
+    vals16.extend((0..2000).map(|_| operand16(&mut r)));
+    type F32Op = fn(Mode, u32) -> u32;
+    type F16Op = fn(Mode, u16) -> u16;
+    let ops32: [(u32, F32Op); 4] = [
+        (2, floor_f32),
+        (1, ceil_f32),
+        (3, trunc_f32),
+        (0, rndne_f32),
+    ];
+    let ops16: [(u32, F16Op); 4] = [
+        (2, floor_f16),
+        (1, ceil_f16),
+        (3, trunc_f16),
+        (0, rndne_f16),
+    ];
+    let mut all = modes();
+    all.extend(modes16());
+    let mut bad = Vec::new();
+    for m in all {
+        let e = &mut Eval;
+        let word = e.k32(m.to_hwreg());
+        let (e32, e16) = (soft::env(e, word), soft::env16(e, word));
+        for (dir, op) in ops32 {
+            for &v in &vals {
+                let x = e.k32(v);
+                let got = soft::round_int(e, &e32, x, dir).u() as u32;
+                let want = op(m, v);
+                if got != want && bad.len() < 10 {
+                    bad.push(format!(
+                        "f32 dir {dir} mode {:#x}: {v:#x}: got {got:#x}, model {want:#x}",
+                        m.float_mode
+                    ));
+                }
+            }
+        }
+        for (dir, op) in ops16 {
+            for &v in &vals16 {
+                let x = e.k32(v);
+                let got = soft::round_int(e, &e16, x, dir).u() as u32;
+                let want = op(m, v as u16) as u32;
+                if got != want && bad.len() < 10 {
+                    bad.push(format!(
+                        "f16 dir {dir} mode {:#x}: {v:#x}: got {got:#x}, model {want:#x}",
+                        m.float_mode
+                    ));
+                }
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}

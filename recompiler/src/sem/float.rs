@@ -808,3 +808,101 @@ pub fn cvt_f16_f32<L: Lower>(e: &mut L, e32: &Env<L::V>, e16: &Env<L::V>, x: L::
     let src_inf = e.select(nan, z, src_inf);
     ovfl16(e, e16, r, &[src_inf])
 }
+
+/// The output modifier `omod` (0 none, 1 `mul:2`, 2 `mul:4`, 3 `div:2`) then `clamp` on a result `x`,
+/// the model's `g_omod_clamp`: omod applies only with IEEE 0 and the format's denormal results flushed
+/// (rule `omod.mode_dependent`; a zero comes out +0, a scaled value rounds and flushes like a result,
+/// `omod.denormal_result`); clamp takes values to [+0, 1] and a NaN to +0 under DX10_CLAMP, else keeps it
+/// (`clamp.dx10`). `mode` is the MODE register value (DX10_CLAMP is bit 8).
+pub fn omod_clamp<L: Lower>(
+    e: &mut L,
+    env: &Env<L::V>,
+    mode: L::V,
+    x: L::V,
+    omod: u8,
+    clamp: bool,
+) -> L::V {
+    let f = env.fmt;
+    let nan = is_nan(e, f, x);
+    let mut r = x;
+    if omod != 0 {
+        let k: i32 = match omod {
+            1 => 1,
+            2 => 2,
+            _ => -1,
+        };
+        let scaled_env = Env {
+            keep_in: e.kbool(true),
+            keep_out: e.kbool(false),
+            ..*env
+        };
+        let u = unpack(e, &scaled_env, x);
+        let m = e.zext(u.sig);
+        let special = e.bor(u.zero, u.inf);
+        let one = e.k64(1);
+        let m = e.select(special, one, m);
+        let exp = e.bink(Bin::Add, u.exp, k as u32 as u64);
+        let scaled = round_pack(e, &scaled_env, u.sign, m, exp);
+        let s = e.bink(Bin::Shl, u.sign, f.sign_bit() as u64);
+        let inf = e.bink(Bin::Or, s, f.exp_mask());
+        let scaled = e.select(u.inf, inf, scaled);
+        let z = e.k32(0);
+        let scaled = e.select(u.zero, z, scaled);
+        let no_ieee = e.bnot(env.ieee);
+        let flushing = e.bnot(env.keep_out);
+        let not_nan = e.bnot(nan);
+        let apply = e.band(no_ieee, flushing);
+        let apply = e.band(apply, not_nan);
+        r = e.select(apply, scaled, r);
+    }
+    if clamp {
+        let z = e.k32(0);
+        let nan = is_nan(e, f, r);
+        let dx10 = e.field(mode, 8, 1);
+        let dx10 = e.nz(dx10);
+        let s = e.field(r, f.sign_bit(), 1);
+        let neg = e.nz(s);
+        let mag = e.bink(Bin::And, r, f.mag_mask());
+        let one = e.k32(f.bias() << f.man);
+        let above = e.cmp(Cmp::UGt, mag, one);
+        let c = e.select(above, one, r);
+        let c = e.select(neg, z, c);
+        let nan_r = e.select(dx10, z, r);
+        r = e.select(nan, nan_r, c);
+    }
+    r
+}
+
+/// `v_floor` (`dir` 2), `v_ceil` (1), `v_trunc` (3) and `v_rndne` (0) in the environment's format: the
+/// model's `g_round_int`. The input is flushed by the denormal field; a NaN is returned quieted only under
+/// IEEE_MODE (rule `nan.unary_quiet_ieee_only`); an integral value comes back as it is.
+pub fn round_int<L: Lower>(e: &mut L, env: &Env<L::V>, x: L::V, dir: u32) -> L::V {
+    let f = env.fmt;
+    let nan = is_nan(e, f, x);
+    let q = e.bink(Bin::Or, x, f.quiet());
+    let nan_r = e.select(env.ieee, q, x);
+    let u = unpack(e, env, x);
+    let s = e.bink(Bin::Shl, u.sign, f.sign_bit() as u64);
+    let inf = e.bink(Bin::Or, s, f.exp_mask());
+    let z = e.k32(0);
+    let integral = e.cmp(Cmp::SGe, u.exp, z);
+    let sh = e.bin(Bin::Sub, z, u.exp);
+    let m = e.zext(u.sig);
+    let rm = e.k32(dir);
+    let q = shr_round(e, rm, u.sign, m, sh);
+    let z64 = e.k64(0);
+    let q_zero = e.cmp(Cmp::Eq, q, z64);
+    let one = e.k64(1);
+    let q_safe = e.select(q_zero, one, q);
+    let exact = Env {
+        rm: e.k32(0),
+        keep_out: e.kbool(true),
+        ..*env
+    };
+    let packed = round_pack(e, &exact, u.sign, q_safe, z);
+    let r = e.select(q_zero, s, packed);
+    let r = e.select(integral, x, r);
+    let r = e.select(u.zero, s, r);
+    let r = e.select(u.inf, inf, r);
+    e.select(nan, nan_r, r)
+}
