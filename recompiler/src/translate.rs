@@ -613,6 +613,8 @@ enum FloatOp {
     Narrow,
     /// v_floor (2), v_ceil (1), v_trunc (3), v_rndne (0): rounding to an integral value.
     RoundInt(u32),
+    /// v_cvt_i16_f16 (signed) or v_cvt_u16_f16.
+    ToInt16(bool),
 }
 
 /// The addend of an FMA form.
@@ -684,6 +686,8 @@ fn float16_op(op: Op) -> Option<FloatOp> {
         Op::VMed3F16 => FloatOp::Med3,
         Op::VCvtF16F32 => FloatOp::Narrow,
         Op::VFloorF16 => FloatOp::RoundInt(2),
+        Op::VCvtI16F16 => FloatOp::ToInt16(true),
+        Op::VCvtU16F16 => FloatOp::ToInt16(false),
         Op::VCeilF16 => FloatOp::RoundInt(1),
         Op::VTruncF16 => FloatOp::RoundInt(3),
         Op::VRndneF16 => FloatOp::RoundInt(0),
@@ -755,6 +759,7 @@ fn float16(
         FloatOp::Med3 => fp::med3(e, &env, a, b, c),
         FloatOp::Narrow => fp::cvt_f16_f32(e, &e32, &env, a),
         FloatOp::RoundInt(dir) => fp::round_int(e, &env, a, dir),
+        FloatOp::ToInt16(signed) => fp::to_int16(e, &env, a, signed),
         FloatOp::FromInt(signed) => {
             let v = if signed { e.sext_in(a, 16) } else { a };
             let r = fp::from_int(e, &env, v, signed);
@@ -775,8 +780,13 @@ fn float16(
         FloatOp::Fma(_) => fp::ovfl16(e, &env, r, &[a, b, c]),
         _ => r,
     };
-    let (omod, clamp) = out_mods(inst);
-    let r = fp::omod_clamp(e, &env, mode, r, omod, clamp);
+    // Integer results ignore the output modifiers, as the model's do.
+    let r = if let FloatOp::ToInt16(_) = f {
+        r
+    } else {
+        let (omod, clamp) = out_mods(inst);
+        fp::omod_clamp(e, &env, mode, r, omod, clamp)
+    };
     if matches!(inst.control, Control::Sdwa(_)) {
         write32(cx, inst, pc, vd, r, active)?;
         return Ok(Done::Next);
@@ -1185,7 +1195,9 @@ fn vector(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
                 crate::sem::float::fma(e, &env, a, k, b)
             }
             FloatOp::MulLegacy => crate::sem::float::mul_legacy(e, &env, a, b),
-            FloatOp::Narrow => return Err(refusal(inst, pc, "not an f32 operation")),
+            FloatOp::Narrow | FloatOp::ToInt16(_) => {
+                return Err(refusal(inst, pc, "not an f32 operation"))
+            }
             FloatOp::RoundInt(dir) => crate::sem::float::round_int(e, &env, a, dir),
             FloatOp::FromInt(signed) => crate::sem::float::from_int(e, &env, raw, signed),
             FloatOp::Ubyte(n) => {

@@ -651,3 +651,33 @@ fn round_to_integral_matches_the_model_in_every_mode() {
     }
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
+
+#[test]
+fn f16_to_int16_matches_the_model_in_every_mode() {
+    use reference_model::float::{cvt_i16_f16, cvt_u16_f16};
+    let mut r = Rng(16);
+    let mut vals: Vec<u32> = SPECIAL16.iter().flat_map(|&v| [v, v ^ 0x8000]).collect();
+    vals.extend((0..4000).map(|_| operand16(&mut r)));
+    let mut bad = Vec::new();
+    for m in modes16() {
+        let e = &mut Eval;
+        let word = e.k32(m.to_hwreg());
+        let env = soft::env16(e, word);
+        for &v in &vals {
+            let x = e.k32(v);
+            let gi = soft::to_int16(e, &env, x, true).u() as u32;
+            let gu = soft::to_int16(e, &env, x, false).u() as u32;
+            let (wi, wu) = (
+                cvt_i16_f16(m, v as u16) as u16 as u32,
+                cvt_u16_f16(m, v as u16) as u32,
+            );
+            if (gi != wi || gu != wu) && bad.len() < 10 {
+                bad.push(format!(
+                    "mode {:#x}: {v:#06x}: i16 {gi:#x}/{wi:#x} u16 {gu:#x}/{wu:#x}",
+                    m.float_mode
+                ));
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}

@@ -906,3 +906,41 @@ pub fn round_int<L: Lower>(e: &mut L, env: &Env<L::V>, x: L::V, dir: u32) -> L::
     let r = e.select(u.inf, inf, r);
     e.select(nan, nan_r, r)
 }
+
+/// `v_cvt_i16_f16` (`signed`) and `v_cvt_u16_f16`: toward zero, saturating to the 16-bit range, a NaN gives
+/// 0, the input flushed by the f16 field (rules `cvt.float_to_int`, `f16.denorm.unary`); the 16-bit result
+/// in the low half.
+pub fn to_int16<L: Lower>(e: &mut L, env: &Env<L::V>, x: L::V, signed: bool) -> L::V {
+    let nan = is_nan(e, env.fmt, x);
+    let u = unpack(e, env, x);
+    let z = e.k32(0);
+    let left = e.cmp(Cmp::SGe, u.exp, z);
+    let sl = e.bink(Bin::And, u.exp, 31);
+    let l = e.bin(Bin::Shl, u.sig, sl);
+    let sr = e.bin(Bin::Sub, z, u.exp);
+    let sr = e.bink(Bin::UMin, sr, 31);
+    let r = e.bin(Bin::LShr, u.sig, sr);
+    let mag = e.select(left, l, r);
+    let neg = e.nz(u.sign);
+    let (lo, hi) = if signed {
+        (0x8000u32, 0x7fffu32)
+    } else {
+        (0, 0xffff)
+    };
+    let khi = e.k32(hi);
+    let over = e.cmp(Cmp::UGt, mag, khi);
+    let over = e.bor(over, u.inf);
+    let pos = e.select(over, khi, mag);
+    let neg_r = if signed {
+        let klo = e.k32(lo);
+        let over_n = e.cmp(Cmp::UGt, mag, klo);
+        let over_n = e.bor(over_n, u.inf);
+        let n = e.bin(Bin::Sub, z, mag);
+        let n = e.bink(Bin::And, n, 0xffff);
+        e.select(over_n, klo, n)
+    } else {
+        z
+    };
+    let r = e.select(neg, neg_r, pos);
+    e.select(nan, z, r)
+}
