@@ -373,3 +373,53 @@ fn f16_arithmetic_matches_the_model_in_every_float_mode() {
     ];
     float_kernel_matches(FLOAT16_OPS, &special, &modes, 16);
 }
+
+/// Every float compare condition on f32 (VOPC into VCC, VOP3 into an SGPR with modifiers) and f16, through
+/// v_cndmask.
+const COMPARES: &str = "v_lshlrev_b32 v1, 4, v0\n\
+    buffer_load_dwordx4 v[10:13], v1, s[0:3], 0 offen\ns_waitcnt vmcnt(0)\n\
+    v_cmp_f_f32 vcc_lo, v10, v11\nv_cndmask_b32 v20, 0, 1, vcc_lo\n\
+    v_cmp_lt_f32_e64 s8, -v10, |v12|\nv_cndmask_b32_e64 v21, 0, 1, s8\n\
+    v_cmp_eq_f32 vcc_lo, v10, v11\nv_cndmask_b32 v22, 0, 1, vcc_lo\n\
+    v_cmp_le_f16 vcc_lo, v11, v12\nv_cndmask_b32 v23, 0, 1, vcc_lo\n\
+    v_cmp_gt_f32 vcc_lo, v10, v11\nv_cndmask_b32 v24, 0, 1, vcc_lo\n\
+    v_cmp_lg_f32_e64 s8, -v10, |v12|\nv_cndmask_b32_e64 v25, 0, 1, s8\n\
+    v_cmp_ge_f32 vcc_lo, v10, v11\nv_cndmask_b32 v26, 0, 1, vcc_lo\n\
+    v_cmp_o_f16 vcc_lo, v11, v12\nv_cndmask_b32 v27, 0, 1, vcc_lo\n\
+    v_cmp_u_f32 vcc_lo, v10, v11\nv_cndmask_b32 v28, 0, 1, vcc_lo\n\
+    v_cmp_nge_f32_e64 s8, -v10, |v12|\nv_cndmask_b32_e64 v29, 0, 1, s8\n\
+    v_cmp_nlg_f32 vcc_lo, v10, v11\nv_cndmask_b32 v30, 0, 1, vcc_lo\n\
+    v_cmp_ngt_f16 vcc_lo, v11, v12\nv_cndmask_b32 v31, 0, 1, vcc_lo\n\
+    v_cmp_nle_f32 vcc_lo, v10, v11\nv_cndmask_b32 v32, 0, 1, vcc_lo\n\
+    v_cmp_neq_f32_e64 s8, -v10, |v12|\nv_cndmask_b32_e64 v33, 0, 1, s8\n\
+    v_cmp_nlt_f32 vcc_lo, v10, v11\nv_cndmask_b32 v34, 0, 1, vcc_lo\n\
+    v_cmp_tru_f16 vcc_lo, v11, v12\nv_cndmask_b32 v35, 0, 1, vcc_lo\n\
+    v_lshlrev_b32 v1, 6, v0\n\
+    buffer_store_dwordx4 v[20:23], v1, s[4:7], 0 offen\n\
+    buffer_store_dwordx4 v[24:27], v1, s[4:7], 0 offen offset:16\n\
+    buffer_store_dwordx4 v[28:31], v1, s[4:7], 0 offen offset:32\n\
+    buffer_store_dwordx4 v[32:35], v1, s[4:7], 0 offen offset:48\ns_endpgm";
+
+#[test]
+fn float_compares_match_the_model_in_every_float_mode() {
+    let special = [
+        0u32,
+        0x8000_8000,
+        1,
+        0x807f_83ff,
+        0x0080_0400,
+        0x3f80_3c00,
+        0x7f80_7c00,
+        0xff80_fc00,
+        0x7fc0_7e00,
+        0x7fa0_7d01,
+        0x3f80_3c00,
+        0xbf80_bc00,
+    ];
+    let modes = [
+        (0xc0u8, false, false),
+        (0xf0, true, false),
+        (0x30, false, false),
+    ];
+    float_kernel_matches(COMPARES, &special, &modes, 16);
+}

@@ -31,6 +31,7 @@ pub(crate) fn need(inst: &Instruction) -> Need {
                 )
                 || is_carry(inst.op) && inst.form != Form::E64 && inst.encoding == Encoding::Vop2
                 || valu::int_compare(inst.op).is_some()
+                || float_compare(inst.op).is_some()
             {
                 Need::Exchange
             } else {
@@ -662,6 +663,58 @@ fn float_op(op: Op) -> Option<FloatOp> {
     })
 }
 
+/// A float compare: (bits 32 or 16, condition index of `sem::float::CONDITIONS`, writes EXEC). f64 compares
+/// wait for the f64 engine.
+fn float_compare(op: Op) -> Option<(u32, usize, bool)> {
+    let mn = op.mnemonic();
+    let (rest, cmpx) = mn
+        .strip_prefix("v_cmpx_")
+        .map(|r| (r, true))
+        .or_else(|| mn.strip_prefix("v_cmp_").map(|r| (r, false)))?;
+    let (pred, ty) = rest.split_once('_')?;
+    let bits = match ty {
+        "f32" => 32,
+        "f16" => 16,
+        _ => return None,
+    };
+    let cond = crate::sem::float::CONDITIONS
+        .iter()
+        .position(|&c| c == pred)?;
+    Some((bits, cond, cmpx))
+}
+
+/// The end of a compare: the lane's bit (`r` where `active`) gathered into the wave's mask, written to EXEC
+/// (v_cmpx), the SDWA scalar destination, the VOP3 SGPR destination or VCC.
+fn finish_compare(
+    cx: &mut Cx,
+    inst: &Instruction,
+    pc: usize,
+    r: Sv,
+    active: Sv,
+    cmpx: bool,
+) -> Result<Done, Refusal> {
+    let bit = cx.e.band(r, active);
+    cx.publish_bit(bit);
+    cx.cut();
+    let mask = cx.gather_mask();
+    cx.next_slot();
+    if cmpx {
+        cx.set_mask_at(sreg::EXEC_LO, mask);
+    } else if let Control::Sdwa(reference_model::isa::Sdwa { sdst: Some(d), .. }) = inst.control {
+        // VOPC SDWA names its scalar destination in the SDWA dword.
+        if d as u32 != sreg::NULL {
+            cx.set_mask_at(d as u32, mask);
+        }
+    } else {
+        // VOPC in the VOP3 encoding names its SGPR(s) in the VDST field (`Instruction::mask_dst`), e32 VCC.
+        match inst.mask_dst() {
+            Some(d) => cx.write_mask(d, mask, inst, pc)?,
+            None => cx.set_mask_at(sreg::VCC_LO, mask),
+        }
+    }
+    Ok(Done::Next)
+}
+
 /// The output modifier and clamp of a float operation's form (SDWA carries its own).
 fn out_mods(inst: &Instruction) -> (u8, bool) {
     match inst.control {
@@ -813,7 +866,9 @@ fn vector_forms(inst: &Instruction, pc: usize) -> Result<(), Refusal> {
     })?;
     let m = inst.mods;
     // neg and abs are bit operations on float sources, applied where those are read.
-    let float = float_op(inst.op).is_some() || float16_op(inst.op).is_some();
+    let float = float_op(inst.op).is_some()
+        || float16_op(inst.op).is_some()
+        || float_compare(inst.op).is_some();
     // neg/abs, omod and clamp on float operations are the float engine's; on integer ones only clamp
     // (saturation) is.
     if (m.abs != 0 || m.neg != 0 || m.omod != 0) && !float || m.neg_hi != 0 {
@@ -1264,33 +1319,39 @@ fn vector(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
             return Err(refusal(inst, pc, "modifiers on a compare"));
         }
         let r = valu::compare(&mut cx.e, op, a, b).expect("an integer compare");
-        let bit = cx.e.band(r, active);
-        cx.publish_bit(bit);
-        cx.cut();
-        let mask = cx.gather_mask();
-        cx.next_slot();
-        if cmpx {
-            cx.set_mask_at(sreg::EXEC_LO, mask);
-        } else if let Control::Sdwa(reference_model::isa::Sdwa { sdst: Some(d), .. }) = inst.control
-        {
-            // VOPC SDWA names its scalar destination in the SDWA dword.
-            if d as u32 != sreg::NULL {
-                cx.set_mask_at(d as u32, mask);
-            }
-        } else {
-            // VOPC in the VOP3 encoding names its SGPR(s) in the VDST field (`Instruction::mask_dst`), e32 VCC.
-            match inst.mask_dst() {
-                Some(d) => cx.write_mask(d, mask, inst, pc)?,
-                None => cx.set_mask_at(sreg::VCC_LO, mask),
-            }
+        return finish_compare(cx, inst, pc, r, active, cmpx);
+    }
+    if let Some((bits, cond, cmpx)) = float_compare(op) {
+        if m.clamp || m.op_sel != 0 {
+            return Err(refusal(inst, pc, "clamp or op_sel on a compare"));
         }
-        return Ok(Done::Next);
+        let half = bits == 16;
+        let sign = if half { 0x8000 } else { 0x8000_0000 };
+        let mut s = [cx.e.k32(0); 2];
+        for (i, role) in [Role::Src0, Role::Src1].into_iter().enumerate() {
+            let v = src(cx, role, half)?;
+            let v = if half {
+                cx.e.bink(Bin::And, v, 0xffff)
+            } else {
+                v
+            };
+            s[i] = float_source(cx, inst, i as u32, v, sign);
+        }
+        let mode = cx.mode_word();
+        let e = &mut cx.e;
+        let env = if half {
+            crate::sem::float::env16(e, mode)
+        } else {
+            crate::sem::float::env(e, mode)
+        };
+        let r = crate::sem::float::compare(e, &env, cond, s[0], s[1]);
+        return finish_compare(cx, inst, pc, r, active, cmpx);
     }
     if valu::int_compare(op).is_none() && inst.encoding == Encoding::Vopc {
         return Err(refusal(
             inst,
             pc,
-            "float compares are lowered with the float operations (not in this build)",
+            "this compare is not translated yet (f64 compares and class tests wait for their engines)",
         ));
     }
 

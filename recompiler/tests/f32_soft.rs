@@ -681,3 +681,44 @@ fn f16_to_int16_matches_the_model_in_every_mode() {
     }
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
+
+#[test]
+fn compares_match_the_model_in_every_mode() {
+    use reference_model::float::{cmp_f16, cmp_f32, Cmp};
+    let p32 = pairs(800, 17);
+    let p16 = pairs16(800, 18);
+    let mut all = modes();
+    all.extend(modes16());
+    let mut bad = Vec::new();
+    for m in all {
+        let e = &mut Eval;
+        let word = e.k32(m.to_hwreg());
+        let (e32, e16) = (soft::env(e, word), soft::env16(e, word));
+        for cond in 0..16usize {
+            let c = Cmp::from_code(cond as u8);
+            for &(a, b) in &p32 {
+                let (x, y) = (e.k32(a), e.k32(b));
+                let got = soft::compare(e, &e32, cond, x, y).b();
+                if got != cmp_f32(m, c, a, b) && bad.len() < 10 {
+                    bad.push(format!(
+                        "f32 {} mode {:#x}: {a:#x} {b:#x}",
+                        soft::CONDITIONS[cond],
+                        m.float_mode
+                    ));
+                }
+            }
+            for &(a, b) in &p16 {
+                let (x, y) = (e.k32(a), e.k32(b));
+                let got = soft::compare(e, &e16, cond, x, y).b();
+                if got != cmp_f16(m, c, a as u16, b as u16) && bad.len() < 10 {
+                    bad.push(format!(
+                        "f16 {} mode {:#x}: {a:#x} {b:#x}",
+                        soft::CONDITIONS[cond],
+                        m.float_mode
+                    ));
+                }
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}

@@ -944,3 +944,72 @@ pub fn to_int16<L: Lower>(e: &mut L, env: &Env<L::V>, x: L::V, signed: bool) -> 
     let r = e.select(neg, neg_r, pos);
     e.select(nan, z, r)
 }
+
+/// The float compare conditions in VOPC opcode order (bits 3:0 of `v_cmp_*_f32`).
+pub const CONDITIONS: [&str; 16] = [
+    "f", "lt", "eq", "le", "gt", "lg", "ge", "o", "u", "nge", "nlg", "ngt", "nle", "neq", "nlt",
+    "tru",
+];
+
+/// `v_cmp_<cond>` on two floats of the environment's format (modifiers already applied): the operands
+/// flushed by the denormal field, compared in sign-magnitude order with both zeros equal, a NaN unordered
+/// (rule `cmp.denorm_inputs`); `cond` indexes [`CONDITIONS`].
+pub fn compare<L: Lower>(e: &mut L, env: &Env<L::V>, cond: usize, a: L::V, b: L::V) -> L::V {
+    let f = env.fmt;
+    let a = flush_in(e, env, a);
+    let b = flush_in(e, env, b);
+    let na = is_nan(e, f, a);
+    let nb = is_nan(e, f, b);
+    let unordered = e.bor(na, nb);
+    let ordered = e.bnot(unordered);
+    let z = e.k32(0);
+    let ma = e.bink(Bin::And, a, f.mag_mask());
+    let mb = e.bink(Bin::And, b, f.mag_mask());
+    let za = e.cmp(Cmp::Eq, ma, z);
+    let zb = e.cmp(Cmp::Eq, mb, z);
+    let zeros = e.band(za, zb);
+    let same = e.cmp(Cmp::Eq, a, b);
+    let eq = e.bor(zeros, same);
+    let ka = order_key(e, f, a);
+    let kb = order_key(e, f, b);
+    let less = e.cmp(Cmp::SLt, ka, kb);
+    let not_zeros = e.bnot(zeros);
+    let lt = e.band(less, not_zeros);
+    let not_lt = e.bnot(lt);
+    let not_eq = e.bnot(eq);
+    let gt = e.band(not_lt, not_eq);
+    let (lt, eq, gt) = (
+        e.band(lt, ordered),
+        e.band(eq, ordered),
+        e.band(gt, ordered),
+    );
+    let no = e.kbool(false);
+    let yes = e.kbool(true);
+    match CONDITIONS[cond & 15] {
+        "f" => no,
+        "lt" => lt,
+        "eq" => eq,
+        "le" => e.bor(lt, eq),
+        "gt" => gt,
+        "lg" => e.bor(lt, gt),
+        "ge" => e.bor(gt, eq),
+        "o" => ordered,
+        "u" => unordered,
+        "nge" => {
+            let x = e.bor(gt, eq);
+            e.bnot(x)
+        }
+        "nlg" => {
+            let x = e.bor(lt, gt);
+            e.bnot(x)
+        }
+        "ngt" => e.bnot(gt),
+        "nle" => {
+            let x = e.bor(lt, eq);
+            e.bnot(x)
+        }
+        "neq" => e.bnot(eq),
+        "nlt" => e.bnot(lt),
+        _ => yes,
+    }
+}
