@@ -844,6 +844,13 @@ fn float16(
         write32(cx, inst, pc, vd, r, active)?;
         return Ok(Done::Next);
     }
+    write16(cx, inst, vd, old, r, active);
+    Ok(Done::Next)
+}
+
+/// A 16-bit result `r` into VGPR `d` (holding `old`) as the model's 16-bit write: the low half, or the high
+/// half with VOP3 op_sel[3]; the other half kept.
+fn write16(cx: &mut Cx, inst: &Instruction, d: u32, old: Sv, r: Sv, active: Sv) {
     let e = &mut cx.e;
     let new = if inst.form == Form::Native && inst.mods.op_sel >> 3 & 1 == 1 {
         let lo = e.bink(Bin::And, old, 0xffff);
@@ -853,8 +860,7 @@ fn float16(
         let hi = e.bink(Bin::And, old, 0xffff_0000);
         e.bin(Bin::Or, hi, r)
     };
-    cx.vset_if(vd, new, active);
-    Ok(Done::Next)
+    cx.vset_if(d, new, active);
 }
 
 /// Refuses the encoding features this translator does not apply yet, after the fields the model itself
@@ -1592,16 +1598,7 @@ fn vector(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
             return Ok(Done::Next);
         }
         let old = cx.vget(d);
-        let e = &mut cx.e;
-        let new = if native && m.op_sel >> 3 & 1 == 1 {
-            let lo = e.bink(Bin::And, old, 0xffff);
-            let hi = e.bink(Bin::Shl, r, 16);
-            e.bin(Bin::Or, lo, hi)
-        } else {
-            let hi = e.bink(Bin::And, old, 0xffff_0000);
-            e.bin(Bin::Or, hi, r)
-        };
-        cx.vset_if(d, new, active);
+        write16(cx, inst, d, old, r, active);
         return Ok(Done::Next);
     }
     if m.op_sel != 0 && !matches!(op, VMadU32U16 | VMadI32I16) || m.op_sel & 0b1100 != 0 {

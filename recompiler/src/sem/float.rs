@@ -687,19 +687,7 @@ pub fn to_int<L: Lower>(e: &mut L, x: L::V, signed: bool) -> L::V {
     let z64 = e.k64(0);
     let mag = e.select(small, z64, mag);
     let r = if signed {
-        let max = e.k64(0x7fff_ffff);
-        let min_mag = e.k64(0x8000_0000);
-        let pos_sat = e.cmp(Cmp::UGt, mag, max);
-        let neg_sat = e.cmp(Cmp::UGt, mag, min_mag);
-        let pos_sat = e.bor(pos_sat, big);
-        let neg_sat = e.bor(neg_sat, big);
-        let lo = e.trunc(mag);
-        let n = e.bin(Bin::Sub, z, lo);
-        let kmax = e.k32(0x7fff_ffff);
-        let kmin = e.k32(0x8000_0000);
-        let p = e.select(pos_sat, kmax, lo);
-        let q = e.select(neg_sat, kmin, n);
-        e.select(neg, q, p)
+        sat_i32(e, neg, mag, big)
     } else {
         let lo = e.trunc(mag);
         let all = e.k32(u32::MAX);
@@ -740,6 +728,12 @@ fn floor_i32<L: Lower>(e: &mut L, sign: L::V, m: L::V, exp: L::V) -> L::V {
     let bump = e.band(neg, inexact);
     let b = e.b2i(bump, Ty::I64);
     let mag = e.bin(Bin::Add, mag, b);
+    sat_i32(e, neg, mag, huge)
+}
+
+/// The i32 of sign `neg` and 64-bit magnitude `mag`, saturating (also whenever `huge`).
+fn sat_i32<L: Lower>(e: &mut L, neg: L::V, mag: L::V, huge: L::V) -> L::V {
+    let z = e.k32(0);
     let max = e.k64(0x7fff_ffff);
     let min_mag = e.k64(0x8000_0000);
     let pos_sat = e.cmp(Cmp::UGt, mag, max);
