@@ -788,11 +788,26 @@ impl Lower for Emit {
         if let Some(k) = self.fold2(a, b, |e, x, y| e.band(x, y)) {
             return k;
         }
+        // One constant operand decides or drops out.
+        match (self.known(a), self.known(b)) {
+            (Some(Val::B(false)), _) => return a,
+            (_, Some(Val::B(false))) => return b,
+            (Some(Val::B(true)), _) => return b,
+            (_, Some(Val::B(true))) => return a,
+            _ => {}
+        }
         self.res(Op::LogicalAnd, Ty::Bool, &[a.id, b.id])
     }
     fn bor(&mut self, a: Sv, b: Sv) -> Sv {
         if let Some(k) = self.fold2(a, b, |e, x, y| e.bor(x, y)) {
             return k;
+        }
+        match (self.known(a), self.known(b)) {
+            (Some(Val::B(true)), _) => return a,
+            (_, Some(Val::B(true))) => return b,
+            (Some(Val::B(false)), _) => return b,
+            (_, Some(Val::B(false))) => return a,
+            _ => {}
         }
         self.res(Op::LogicalOr, Ty::Bool, &[a.id, b.id])
     }

@@ -5,6 +5,7 @@
 use crate::compile::{refusal, sreg, Cx, Done};
 use crate::lower::{Bin, Cmp, Lower, Ty};
 use crate::program::{flow, Flow, Need};
+use crate::sem::float::{Fmt, F16, F32};
 use crate::sem::{salu, valu};
 use crate::spv::Sv;
 use crate::Refusal;
@@ -581,7 +582,7 @@ fn sopp(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
 // -------------------------------------------------------------------------------------------------
 // Vector ALU.
 
-/// The f32 operations translated through the integer float engine ([`crate::sem::float`]).
+/// The operations translated through the integer float engine ([`crate::sem::float`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum FloatOp {
     Add,
@@ -626,46 +627,74 @@ enum FmaC {
     K,
 }
 
-fn float_op(op: Op) -> Option<FloatOp> {
+/// The operations of the float engine and the format each runs in (v_cvt_f16_f32 rounds in f16 from an f32
+/// source).
+fn float_op(op: Op) -> Option<(Fmt, FloatOp)> {
+    use FloatOp::*;
+    use Op::*;
     Some(match op {
-        Op::VAddF32 => FloatOp::Add,
-        Op::VSubF32 => FloatOp::Sub,
-        Op::VSubrevF32 => FloatOp::Subrev,
-        Op::VMulF32 => FloatOp::Mul,
-        Op::VFmaF32 => FloatOp::Fma(FmaC::Src2),
-        Op::VFmacF32 => FloatOp::Fma(FmaC::Vdst),
-        Op::VFmaakF32 => FloatOp::Fma(FmaC::K),
-        Op::VFmamkF32 => FloatOp::FmaMk,
-        Op::VMulLegacyF32 => FloatOp::MulLegacy,
-        Op::VCvtF32I32 => FloatOp::FromInt(true),
-        Op::VCvtF32U32 => FloatOp::FromInt(false),
-        Op::VCvtF32Ubyte0 => FloatOp::Ubyte(0),
-        Op::VCvtF32Ubyte1 => FloatOp::Ubyte(1),
-        Op::VCvtF32Ubyte2 => FloatOp::Ubyte(2),
-        Op::VCvtF32Ubyte3 => FloatOp::Ubyte(3),
-        Op::VMinF32 => FloatOp::MinMax(false),
-        Op::VMaxF32 => FloatOp::MinMax(true),
-        Op::VMin3F32 => FloatOp::MinMax3(false),
-        Op::VMax3F32 => FloatOp::MinMax3(true),
-        Op::VFloorF32 => FloatOp::RoundInt(2),
-        Op::VCeilF32 => FloatOp::RoundInt(1),
-        Op::VTruncF32 => FloatOp::RoundInt(3),
-        Op::VRndneF32 => FloatOp::RoundInt(0),
-        Op::VMed3F32 => FloatOp::Med3,
-        Op::VCvtI32F32 => FloatOp::ToInt(true),
-        Op::VCvtU32F32 => FloatOp::ToInt(false),
-        Op::VCvtFlrI32F32 => FloatOp::FloorToInt(false),
-        Op::VCvtRpiI32F32 => FloatOp::FloorToInt(true),
-        Op::VCvtOffF32I4 => FloatOp::OffI4,
-        Op::VFmaLegacyF32 => FloatOp::FmaLegacy(FmaC::Src2),
-        Op::VFmacLegacyF32 => FloatOp::FmaLegacy(FmaC::Vdst),
+        VAddF32 => (F32, Add),
+        VSubF32 => (F32, Sub),
+        VSubrevF32 => (F32, Subrev),
+        VMulF32 => (F32, Mul),
+        VFmaF32 => (F32, Fma(FmaC::Src2)),
+        VFmacF32 => (F32, Fma(FmaC::Vdst)),
+        VFmaakF32 => (F32, Fma(FmaC::K)),
+        VFmamkF32 => (F32, FmaMk),
+        VMulLegacyF32 => (F32, MulLegacy),
+        VFmaLegacyF32 => (F32, FmaLegacy(FmaC::Src2)),
+        VFmacLegacyF32 => (F32, FmaLegacy(FmaC::Vdst)),
+        VMinF32 => (F32, MinMax(false)),
+        VMaxF32 => (F32, MinMax(true)),
+        VMin3F32 => (F32, MinMax3(false)),
+        VMax3F32 => (F32, MinMax3(true)),
+        VMed3F32 => (F32, Med3),
+        VFloorF32 => (F32, RoundInt(2)),
+        VCeilF32 => (F32, RoundInt(1)),
+        VTruncF32 => (F32, RoundInt(3)),
+        VRndneF32 => (F32, RoundInt(0)),
+        VCvtF32I32 => (F32, FromInt(true)),
+        VCvtF32U32 => (F32, FromInt(false)),
+        VCvtF32Ubyte0 => (F32, Ubyte(0)),
+        VCvtF32Ubyte1 => (F32, Ubyte(1)),
+        VCvtF32Ubyte2 => (F32, Ubyte(2)),
+        VCvtF32Ubyte3 => (F32, Ubyte(3)),
+        VCvtI32F32 => (F32, ToInt(true)),
+        VCvtU32F32 => (F32, ToInt(false)),
+        VCvtFlrI32F32 => (F32, FloorToInt(false)),
+        VCvtRpiI32F32 => (F32, FloorToInt(true)),
+        VCvtOffF32I4 => (F32, OffI4),
+        VAddF16 => (F16, Add),
+        VSubF16 => (F16, Sub),
+        VSubrevF16 => (F16, Subrev),
+        VMulF16 => (F16, Mul),
+        VFmaF16 => (F16, Fma(FmaC::Src2)),
+        VFmacF16 => (F16, Fma(FmaC::Vdst)),
+        VMinF16 => (F16, MinMax(false)),
+        VMaxF16 => (F16, MinMax(true)),
+        VMin3F16 => (F16, MinMax3(false)),
+        VMax3F16 => (F16, MinMax3(true)),
+        VMed3F16 => (F16, Med3),
+        VFloorF16 => (F16, RoundInt(2)),
+        VCeilF16 => (F16, RoundInt(1)),
+        VTruncF16 => (F16, RoundInt(3)),
+        VRndneF16 => (F16, RoundInt(0)),
+        VCvtF16F32 => (F16, Narrow),
+        VCvtF16I16 => (F16, FromInt(true)),
+        VCvtF16U16 => (F16, FromInt(false)),
+        VCvtI16F16 => (F16, ToInt16(true)),
+        VCvtU16F16 => (F16, ToInt16(false)),
         _ => return None,
     })
 }
 
-/// A float compare: (bits 32 or 16, condition index of `sem::float::CONDITIONS`, writes EXEC). f64 compares
-/// wait for the f64 engine.
-fn float_compare(op: Op) -> Option<(u32, usize, bool)> {
+/// A float compare: (bits 32 or 16, condition, writes EXEC). f64 compares wait for the f64 engine.
+fn float_compare(op: Op) -> Option<(u32, crate::sem::float::Cmp16, bool)> {
+    // The mnemonics' condition names in VOPC opcode order (bits 3:0), as `Cmp16::from_code` reads them.
+    const NAMES: [&str; 16] = [
+        "f", "lt", "eq", "le", "gt", "lg", "ge", "o", "u", "nge", "nlg", "ngt", "nle", "neq",
+        "nlt", "tru",
+    ];
     let mn = op.mnemonic();
     let (rest, cmpx) = mn
         .strip_prefix("v_cmpx_")
@@ -677,10 +706,8 @@ fn float_compare(op: Op) -> Option<(u32, usize, bool)> {
         "f16" => 16,
         _ => return None,
     };
-    let cond = crate::sem::float::CONDITIONS
-        .iter()
-        .position(|&c| c == pred)?;
-    Some((bits, cond, cmpx))
+    let code = NAMES.iter().position(|&c| c == pred)?;
+    Some((bits, crate::sem::float::Cmp16::from_code(code as u8), cmpx))
 }
 
 /// The end of a compare: the lane's bit (`r` where `active`) gathered into the wave's mask, written to EXEC
@@ -723,33 +750,6 @@ fn out_mods(inst: &Instruction) -> (u8, bool) {
     }
 }
 
-/// The f16 operations translated through the float engine, as their f32 counterparts.
-fn float16_op(op: Op) -> Option<FloatOp> {
-    Some(match op {
-        Op::VAddF16 => FloatOp::Add,
-        Op::VSubF16 => FloatOp::Sub,
-        Op::VSubrevF16 => FloatOp::Subrev,
-        Op::VMulF16 => FloatOp::Mul,
-        Op::VFmaF16 => FloatOp::Fma(FmaC::Src2),
-        Op::VFmacF16 => FloatOp::Fma(FmaC::Vdst),
-        Op::VMinF16 => FloatOp::MinMax(false),
-        Op::VMaxF16 => FloatOp::MinMax(true),
-        Op::VMin3F16 => FloatOp::MinMax3(false),
-        Op::VMax3F16 => FloatOp::MinMax3(true),
-        Op::VMed3F16 => FloatOp::Med3,
-        Op::VCvtF16F32 => FloatOp::Narrow,
-        Op::VFloorF16 => FloatOp::RoundInt(2),
-        Op::VCvtI16F16 => FloatOp::ToInt16(true),
-        Op::VCvtU16F16 => FloatOp::ToInt16(false),
-        Op::VCeilF16 => FloatOp::RoundInt(1),
-        Op::VTruncF16 => FloatOp::RoundInt(3),
-        Op::VRndneF16 => FloatOp::RoundInt(0),
-        Op::VCvtF16I16 => FloatOp::FromInt(true),
-        Op::VCvtF16U16 => FloatOp::FromInt(false),
-        _ => return None,
-    })
-}
-
 /// Applies the VOP3/DPP/SDWA `abs` then `neg` modifiers of source `i` to float bits of `sign` (the
 /// format's sign bit; rule `modifier.neg_abs_bits`: the modifiers act on the bits, NaNs included).
 fn float_source(cx: &mut Cx, inst: &Instruction, i: u32, v: Sv, sign: u64) -> Sv {
@@ -766,15 +766,16 @@ fn float_source(cx: &mut Cx, inst: &Instruction, i: u32, v: Sv, sign: u64) -> Sv
     }
 }
 
-/// An f16 operation: sources as 16-bit operands (op_sel, SDWA selects), the result written as the
-/// model's 16-bit write (the other half kept, op_sel[3] for the high half, SDWA by dst_sel), FP16_OVFL on
-/// the arithmetic.
-fn float16(
+/// A float operation of the engine in format `fmt`: `raw` holds the sources as read (16-bit ones in the low
+/// half); neg/abs apply to float sources, omod/clamp to float results, FP16_OVFL to f16 arithmetic, and the
+/// result is written as the model writes it (32 bits, or 16 with the other half kept; SDWA by dst_sel).
+fn float_alu(
     cx: &mut Cx,
     inst: &Instruction,
     pc: usize,
+    fmt: Fmt,
     f: FloatOp,
-    sources: [Sv; 3],
+    raw: [Sv; 3],
     active: Sv,
 ) -> Result<Done, Refusal> {
     use crate::sem::float as fp;
@@ -782,50 +783,96 @@ fn float16(
         Some(Operand::Vgpr { first, .. }) => first as u32,
         other => return Err(refusal(inst, pc, format!("vector destination {other:?}"))),
     };
-    let old = cx.vget(vd);
-    let [a, b, c] = sources;
-    let mode = cx.mode_word();
-    let e = &mut cx.e;
-    let env = fp::env16(e, mode);
+    let sign = fmt_sign(if f == FloatOp::Narrow { F32 } else { fmt });
+    // Integer sources are read without modifiers, as the model reads them.
+    let int_source = matches!(f, FloatOp::FromInt(_) | FloatOp::Ubyte(_) | FloatOp::OffI4);
+    let mut s = raw;
+    if !int_source {
+        for (i, v) in s.iter_mut().enumerate() {
+            *v = float_source(cx, inst, i as u32, *v, sign);
+        }
+    }
+    let [a, b, c] = s;
+    // Addends without modifiers: the old destination (its low half for f16) or the literal. The old value
+    // is read only where it is an addend or the other half of a 16-bit write.
+    let reads_old = matches!(f, FloatOp::Fma(FmaC::Vdst) | FloatOp::FmaLegacy(FmaC::Vdst))
+        || fmt == F16 && !matches!(inst.control, Control::Sdwa(_));
+    let old = if reads_old { cx.vget(vd) } else { cx.e.k32(0) };
     let c = match f {
-        FloatOp::Fma(FmaC::Vdst) => e.bink(Bin::And, old, 0xffff),
+        FloatOp::Fma(FmaC::Vdst) | FloatOp::FmaLegacy(FmaC::Vdst) if fmt == F16 => {
+            cx.e.bink(Bin::And, old, 0xffff)
+        }
+        FloatOp::Fma(FmaC::Vdst) | FloatOp::FmaLegacy(FmaC::Vdst) => old,
+        FloatOp::Fma(FmaC::K) | FloatOp::FmaMk => {
+            let o = cx.op(inst, Role::K, pc)?;
+            cx.vread(o, false, inst, pc)?
+        }
         _ => c,
     };
-    let e32 = fp::env(e, mode);
+    let mode = cx.mode_word();
+    let e = &mut cx.e;
+    let env = if fmt == F16 {
+        fp::env16(e, mode)
+    } else {
+        fp::env(e, mode)
+    };
+    let neg = |e: &mut crate::spv::Emit, x: Sv| e.bink(Bin::Xor, x, fmt_sign(fmt));
     let r = match f {
         FloatOp::Add => fp::add(e, &env, a, b),
         FloatOp::Sub => {
-            let nb = e.bink(Bin::Xor, b, 0x8000);
+            let nb = neg(e, b);
             fp::add(e, &env, a, nb)
         }
         FloatOp::Subrev => {
-            let na = e.bink(Bin::Xor, a, 0x8000);
+            let na = neg(e, a);
             fp::add(e, &env, na, b)
         }
         FloatOp::Mul => fp::mul(e, &env, a, b),
         FloatOp::Fma(_) => fp::fma(e, &env, a, b, c),
+        // a * K + b: the literal is the second factor and source 1 the addend.
+        FloatOp::FmaMk => fp::fma(e, &env, a, c, b),
+        FloatOp::MulLegacy => fp::mul_legacy(e, &env, a, b),
+        FloatOp::FmaLegacy(_) => fp::fma_legacy(e, &env, a, b, c),
         FloatOp::MinMax(max) => fp::minmax(e, &env, a, b, max),
         FloatOp::MinMax3(max) => {
             let ab = fp::minmax(e, &env, a, b, max);
             fp::minmax(e, &env, ab, c, max)
         }
         FloatOp::Med3 => fp::med3(e, &env, a, b, c),
-        FloatOp::Narrow => fp::cvt_f16_f32(e, &e32, &env, a),
         FloatOp::RoundInt(dir) => fp::round_int(e, &env, a, dir),
-        FloatOp::ToInt16(signed) => fp::to_int16(e, &env, a, signed),
         FloatOp::FromInt(signed) => {
-            let v = if signed { e.sext_in(a, 16) } else { a };
-            let r = fp::from_int(e, &env, v, signed);
-            fp::ovfl16(e, &env, r, &[])
+            let v = if signed && fmt == F16 {
+                e.sext_in(a, 16)
+            } else {
+                a
+            };
+            fp::from_int(e, &env, v, signed)
         }
-        _ => {
-            return Err(refusal(
-                inst,
-                pc,
-                "not an f16 operation of the float engine",
-            ))
+        FloatOp::Ubyte(n) => {
+            let byte = e.field(a, 8 * n, 8);
+            fp::from_int(e, &env, byte, false)
+        }
+        FloatOp::OffI4 => {
+            // Each of the sixteen exact results, as the model's float library gives it.
+            let n = e.bink(Bin::And, a, 0xf);
+            let mut r = e.k32(reference_model::float::cvt_off_f32_i4(0));
+            for i in 1..16u32 {
+                let k = e.k32(i);
+                let is = e.cmp(Cmp::Eq, n, k);
+                let v = e.k32(reference_model::float::cvt_off_f32_i4(i));
+                r = e.select(is, v, r);
+            }
+            r
+        }
+        FloatOp::ToInt(signed) => fp::to_int(e, &env, a, signed),
+        FloatOp::FloorToInt(half) => fp::floor_to_int(e, &env, a, half),
+        FloatOp::ToInt16(signed) => fp::to_int16(e, &env, a, signed),
+        FloatOp::Narrow => {
+            let e32 = fp::env(e, mode);
+            fp::cvt_f16_f32(e, &e32, &env, a)
         }
     };
+    // FP16_OVFL on the arithmetic (a no-op that folds away for f32).
     let r = match f {
         FloatOp::Add | FloatOp::Sub | FloatOp::Subrev | FloatOp::Mul => {
             fp::ovfl16(e, &env, r, &[a, b])
@@ -833,19 +880,32 @@ fn float16(
         FloatOp::Fma(_) => fp::ovfl16(e, &env, r, &[a, b, c]),
         _ => r,
     };
-    // Integer results ignore the output modifiers, as the model's do.
-    let r = if let FloatOp::ToInt16(_) = f {
+    // Float results take the output modifiers; integer results ignore them, as the model's do.
+    let r = if matches!(
+        f,
+        FloatOp::ToInt(_) | FloatOp::FloorToInt(_) | FloatOp::ToInt16(_)
+    ) {
         r
     } else {
         let (omod, clamp) = out_mods(inst);
         fp::omod_clamp(e, &env, mode, r, omod, clamp)
     };
-    if matches!(inst.control, Control::Sdwa(_)) {
+    if fmt == F16 && !matches!(inst.control, Control::Sdwa(_)) {
+        write16(cx, inst, vd, old, r, active);
+    } else {
+        // SDWA places a 16-bit result by dst_sel, as a 32-bit one.
         write32(cx, inst, pc, vd, r, active)?;
-        return Ok(Done::Next);
     }
-    write16(cx, inst, vd, old, r, active);
     Ok(Done::Next)
+}
+
+/// The sign bit of a format's values.
+fn fmt_sign(fmt: Fmt) -> u64 {
+    if fmt == F16 {
+        0x8000
+    } else {
+        0x8000_0000
+    }
 }
 
 /// A 16-bit result `r` into VGPR `d` (holding `old`) as the model's 16-bit write: the low half, or the high
@@ -872,9 +932,7 @@ fn vector_forms(inst: &Instruction, pc: usize) -> Result<(), Refusal> {
     })?;
     let m = inst.mods;
     // neg and abs are bit operations on float sources, applied where those are read.
-    let float = float_op(inst.op).is_some()
-        || float16_op(inst.op).is_some()
-        || float_compare(inst.op).is_some();
+    let float = float_op(inst.op).is_some() || float_compare(inst.op).is_some();
     // neg/abs, omod and clamp on float operations are the float engine's; on integer ones only clamp
     // (saturation) is.
     if (m.abs != 0 || m.neg != 0 || m.omod != 0) && !float || m.neg_hi != 0 {
@@ -1179,14 +1237,11 @@ fn vector(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
         other => Err(refusal(inst, pc, format!("vector destination {other:?}"))),
     };
 
-    if let Some(f) = float16_op(op) {
-        let mut s = [cx.e.k32(0); 3];
-        if f == FloatOp::Narrow {
-            let v = src(cx, Role::Src0, false)?;
-            s[0] = float_source(cx, inst, 0, v, 0x8000_0000);
-        } else if let FloatOp::FromInt(_) = f {
-            // An integer source, without modifiers; the model reads inline float constants of an i16
-            // operand its own way, so those are left to it.
+    if let Some((fmt, f)) = float_op(op) {
+        // Sources in the operation's width (v_cvt_f16_f32 reads an f32); only the used ones.
+        let half = fmt == F16 && f != FloatOp::Narrow;
+        if let (true, FloatOp::FromInt(_)) = (half, f) {
+            // The model reads inline float constants of an i16 operand its own way: left to it.
             if let Some(Operand::InlineFloat(_)) = inst.operand(Role::Src0) {
                 return Err(refusal(
                     inst,
@@ -1194,117 +1249,26 @@ fn vector(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
                     "an inline float constant as an integer source",
                 ));
             }
-            let v = src(cx, Role::Src0, true)?;
-            s[0] = cx.e.bink(Bin::And, v, 0xffff);
-        } else {
-            for (i, role) in [Role::Src0, Role::Src1, Role::Src2].into_iter().enumerate() {
-                if has(role) {
-                    let v = src(cx, role, true)?;
-                    let v = cx.e.bink(Bin::And, v, 0xffff);
-                    s[i] = float_source(cx, inst, i as u32, v, 0x8000);
-                }
+        }
+        let third = matches!(
+            f,
+            FloatOp::Fma(FmaC::Src2)
+                | FloatOp::FmaLegacy(FmaC::Src2)
+                | FloatOp::MinMax3(_)
+                | FloatOp::Med3
+        );
+        let mut raw = [cx.e.k32(0); 3];
+        for (i, role) in [Role::Src0, Role::Src1, Role::Src2].into_iter().enumerate() {
+            if has(role) && (i < 2 || third) {
+                let v = src(cx, role, half)?;
+                raw[i] = if half {
+                    cx.e.bink(Bin::And, v, 0xffff)
+                } else {
+                    v
+                };
             }
         }
-        return float16(cx, inst, pc, f, s, active);
-    }
-    if let Some(f) = float_op(op) {
-        let raw = src(cx, Role::Src0, false)?;
-        let a = float_source(cx, inst, 0, raw, 0x8000_0000);
-        let b = if has(Role::Src1) {
-            let b = src(cx, Role::Src1, false)?;
-            float_source(cx, inst, 1, b, 0x8000_0000)
-        } else {
-            cx.e.k32(0)
-        };
-        // Addends and the literal as the model reads them (no modifiers on the old destination or K).
-        let c = match f {
-            FloatOp::Fma(FmaC::Src2)
-            | FloatOp::FmaLegacy(FmaC::Src2)
-            | FloatOp::MinMax3(_)
-            | FloatOp::Med3 => {
-                let c = src(cx, Role::Src2, false)?;
-                Some(float_source(cx, inst, 2, c, 0x8000_0000))
-            }
-            FloatOp::Fma(FmaC::Vdst) | FloatOp::FmaLegacy(FmaC::Vdst) => Some(cx.vget(vdst()?)),
-            FloatOp::Fma(FmaC::K) | FloatOp::FmaMk => {
-                let o = cx.op(inst, Role::K, pc)?;
-                Some(cx.vread(o, false, inst, pc)?)
-            }
-            _ => None,
-        };
-        let mode = cx.mode_word();
-        let e = &mut cx.e;
-        let env = crate::sem::float::env(e, mode);
-        let r = match f {
-            FloatOp::Add => crate::sem::float::add(e, &env, a, b),
-            FloatOp::Sub => {
-                let nb = e.bink(Bin::Xor, b, 0x8000_0000);
-                crate::sem::float::add(e, &env, a, nb)
-            }
-            FloatOp::Subrev => {
-                let na = e.bink(Bin::Xor, a, 0x8000_0000);
-                crate::sem::float::add(e, &env, na, b)
-            }
-            FloatOp::Mul => crate::sem::float::mul(e, &env, a, b),
-            FloatOp::Fma(_) => {
-                let c = c.expect("an addend");
-                crate::sem::float::fma(e, &env, a, b, c)
-            }
-            FloatOp::FmaMk => {
-                // a * K + b: the literal is the second factor and source 1 the addend.
-                let k = c.expect("the literal");
-                crate::sem::float::fma(e, &env, a, k, b)
-            }
-            FloatOp::MulLegacy => crate::sem::float::mul_legacy(e, &env, a, b),
-            FloatOp::Narrow | FloatOp::ToInt16(_) => {
-                return Err(refusal(inst, pc, "not an f32 operation"))
-            }
-            FloatOp::RoundInt(dir) => crate::sem::float::round_int(e, &env, a, dir),
-            FloatOp::FromInt(signed) => crate::sem::float::from_int(e, &env, raw, signed),
-            FloatOp::Ubyte(n) => {
-                let byte = e.field(raw, 8 * n, 8);
-                crate::sem::float::from_int(e, &env, byte, false)
-            }
-            FloatOp::MinMax(max) => crate::sem::float::minmax(e, &env, a, b, max),
-            FloatOp::ToInt(signed) => crate::sem::float::to_int(e, a, signed),
-            FloatOp::FloorToInt(half) => crate::sem::float::floor_to_int(e, &env, a, half),
-            FloatOp::OffI4 => {
-                // Each of the sixteen exact results, as the model's float library gives it.
-                let n = e.bink(Bin::And, raw, 0xf);
-                let mut r = e.k32(reference_model::float::cvt_off_f32_i4(0));
-                for i in 1..16u32 {
-                    let k = e.k32(i);
-                    let is = e.cmp(Cmp::Eq, n, k);
-                    let v = e.k32(reference_model::float::cvt_off_f32_i4(i));
-                    r = e.select(is, v, r);
-                }
-                r
-            }
-            FloatOp::Med3 => {
-                let c = c.expect("source 2");
-                crate::sem::float::med3(e, &env, a, b, c)
-            }
-            FloatOp::FmaLegacy(_) => {
-                let c = c.expect("an addend");
-                crate::sem::float::fma_legacy(e, &env, a, b, c)
-            }
-            FloatOp::MinMax3(max) => {
-                let c = c.expect("source 2");
-                let ab = crate::sem::float::minmax(e, &env, a, b, max);
-                crate::sem::float::minmax(e, &env, ab, c, max)
-            }
-        };
-        // Float results take the output modifiers; integer results (the conversions to int) ignore them,
-        // as the model's do.
-        let r = if matches!(f, FloatOp::ToInt(_) | FloatOp::FloorToInt(_)) {
-            r
-        } else {
-            let (omod, clamp) = out_mods(inst);
-            crate::sem::float::omod_clamp(e, &env, mode, r, omod, clamp)
-        };
-        let d = vdst()?;
-        write32(cx, inst, pc, d, r, active)?;
-        return Ok(Done::Next);
+        return float_alu(cx, inst, pc, fmt, f, raw, active);
     }
 
     // Compares: the lane's bit, exchanged into the wave's mask.

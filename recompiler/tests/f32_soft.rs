@@ -332,10 +332,12 @@ fn float_to_int_conversions_match_the_model() {
     let mut bad = Vec::new();
     for m in modes() {
         let e = &mut Eval;
+        let word = e.k32(m.to_hwreg());
+        let env = soft::env(e, word);
         for &v in &vals {
             let x = e.k32(v);
-            let gi = soft::to_int(e, x, true).u() as u32;
-            let gu = soft::to_int(e, x, false).u() as u32;
+            let gi = soft::to_int(e, &env, x, true).u() as u32;
+            let gu = soft::to_int(e, &env, x, false).u() as u32;
             let (wi, wu) = (cvt_i32_f32(m, v) as u32, cvt_u32_f32(m, v));
             if (gi != wi || gu != wu) && bad.len() < 10 {
                 bad.push(format!(
@@ -694,28 +696,20 @@ fn compares_match_the_model_in_every_mode() {
         let e = &mut Eval;
         let word = e.k32(m.to_hwreg());
         let (e32, e16) = (soft::env(e, word), soft::env16(e, word));
-        for cond in 0..16usize {
-            let c = Cmp::from_code(cond as u8);
+        for code in 0..16u8 {
+            let c = Cmp::from_code(code);
             for &(a, b) in &p32 {
                 let (x, y) = (e.k32(a), e.k32(b));
-                let got = soft::compare(e, &e32, cond, x, y).b();
+                let got = soft::compare(e, &e32, c, x, y).b();
                 if got != cmp_f32(m, c, a, b) && bad.len() < 10 {
-                    bad.push(format!(
-                        "f32 {} mode {:#x}: {a:#x} {b:#x}",
-                        soft::CONDITIONS[cond],
-                        m.float_mode
-                    ));
+                    bad.push(format!("f32 {c:?} mode {:#x}: {a:#x} {b:#x}", m.float_mode));
                 }
             }
             for &(a, b) in &p16 {
                 let (x, y) = (e.k32(a), e.k32(b));
-                let got = soft::compare(e, &e16, cond, x, y).b();
+                let got = soft::compare(e, &e16, c, x, y).b();
                 if got != cmp_f16(m, c, a as u16, b as u16) && bad.len() < 10 {
-                    bad.push(format!(
-                        "f16 {} mode {:#x}: {a:#x} {b:#x}",
-                        soft::CONDITIONS[cond],
-                        m.float_mode
-                    ));
+                    bad.push(format!("f16 {c:?} mode {:#x}: {a:#x} {b:#x}", m.float_mode));
                 }
             }
         }

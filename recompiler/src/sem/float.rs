@@ -17,6 +17,8 @@
 //! Signed exponents are carried as two's-complement `I32` values and compared signed.
 
 use crate::lower::{Bin, Cmp, Lower, Ty, Un};
+/// The sixteen VOPC float conditions, as the model numbers them.
+pub use reference_model::float::Cmp as Cmp16;
 
 /// A format's fields of the MODE register as values: the round field (0 nearest even, 1 toward +inf,
 /// 2 toward -inf, 3 toward zero), whether denormal inputs and results are kept, IEEE_MODE and FP16_OVFL.
@@ -660,38 +662,20 @@ pub fn fma_legacy<L: Lower>(e: &mut L, env: &Env<L::V>, a: L::V, b: L::V, c: L::
 
 /// `v_cvt_i32_f32` (`signed`) and `v_cvt_u32_f32`: toward zero, saturating, a NaN gives 0 (rule
 /// `cvt.float_to_int`); a denormal truncates to 0 whatever the denormal field.
-pub fn to_int<L: Lower>(e: &mut L, x: L::V, signed: bool) -> L::V {
+pub fn to_int<L: Lower>(e: &mut L, env: &Env<L::V>, x: L::V, signed: bool) -> L::V {
     let nan = is_nan(e, F32, x);
+    let u = unpack(e, env, x);
+    let m = e.zext(u.sig);
+    let (mag, _, huge) = int_part(e, m, u.exp);
+    let huge = e.bor(huge, u.inf);
+    let neg = e.nz(u.sign);
     let z = e.k32(0);
-    let neg = e.cmp(Cmp::SLt, x, z);
-    let ef = e.field(x, 23, 8);
-    let m = e.bink(Bin::And, x, 0x007f_ffff);
-    let m = e.bink(Bin::Or, m, 0x0080_0000);
-    let m = e.zext(m);
-    // |x| >= 2^32 (infinities included) saturates; below 1 truncates to 0; else m * 2^(ef - 150).
-    let k159 = e.k32(127 + 32);
-    let big = e.cmp(Cmp::UGe, ef, k159);
-    let k127 = e.k32(127);
-    let small = e.cmp(Cmp::ULt, ef, k127);
-    let k150 = e.k32(150);
-    let up = e.cmp(Cmp::UGe, ef, k150);
-    let sl = e.bin(Bin::Sub, ef, k150);
-    let sl = e.bink(Bin::And, sl, 63);
-    let sr = e.bin(Bin::Sub, k150, ef);
-    let sr = e.bink(Bin::And, sr, 63);
-    let slw = e.zext(sl);
-    let srw = e.zext(sr);
-    let l = e.bin(Bin::Shl, m, slw);
-    let r = e.bin(Bin::LShr, m, srw);
-    let mag = e.select(up, l, r);
-    let z64 = e.k64(0);
-    let mag = e.select(small, z64, mag);
     let r = if signed {
-        sat_i32(e, neg, mag, big)
+        sat_i32(e, neg, mag, huge)
     } else {
         let lo = e.trunc(mag);
         let all = e.k32(u32::MAX);
-        let p = e.select(big, all, lo);
+        let p = e.select(huge, all, lo);
         e.select(neg, z, p)
     };
     e.select(nan, z, r)
@@ -699,6 +683,17 @@ pub fn to_int<L: Lower>(e: &mut L, x: L::V, signed: bool) -> L::V {
 
 /// `floor((-1)^sign * m * 2^exp)` as an i32, saturating (64-bit `m` below 2^62, two's-complement `exp`).
 fn floor_i32<L: Lower>(e: &mut L, sign: L::V, m: L::V, exp: L::V) -> L::V {
+    let (mag, inexact, huge) = int_part(e, m, exp);
+    let neg = e.nz(sign);
+    let bump = e.band(neg, inexact);
+    let b = e.b2i(bump, Ty::I64);
+    let mag = e.bin(Bin::Add, mag, b);
+    sat_i32(e, neg, mag, huge)
+}
+
+/// The integer part of `m * 2^exp` (64-bit `m` below 2^62, two's-complement `exp`): its magnitude, whether
+/// a fraction was dropped, and whether it is 2^32 or more (then the magnitude is not meaningful).
+fn int_part<L: Lower>(e: &mut L, m: L::V, exp: L::V) -> (L::V, L::V, L::V) {
     let z = e.k32(0);
     let z64 = e.k64(0);
     let msb = e.un(Un::FindMsb, m);
@@ -724,11 +719,7 @@ fn floor_i32<L: Lower>(e: &mut L, sign: L::V, m: L::V, exp: L::V) -> L::V {
     let mag = e.select(left, l, r);
     let no = e.kbool(false);
     let inexact = e.select(left, no, lost);
-    let neg = e.nz(sign);
-    let bump = e.band(neg, inexact);
-    let b = e.b2i(bump, Ty::I64);
-    let mag = e.bin(Bin::Add, mag, b);
-    sat_i32(e, neg, mag, huge)
+    (mag, inexact, huge)
 }
 
 /// The i32 of sign `neg` and 64-bit magnitude `mag`, saturating (also whenever `huge`).
@@ -908,13 +899,10 @@ pub fn to_int16<L: Lower>(e: &mut L, env: &Env<L::V>, x: L::V, signed: bool) -> 
     let nan = is_nan(e, env.fmt, x);
     let u = unpack(e, env, x);
     let z = e.k32(0);
-    let left = e.cmp(Cmp::SGe, u.exp, z);
-    let sl = e.bink(Bin::And, u.exp, 31);
-    let l = e.bin(Bin::Shl, u.sig, sl);
-    let sr = e.bin(Bin::Sub, z, u.exp);
-    let sr = e.bink(Bin::UMin, sr, 31);
-    let r = e.bin(Bin::LShr, u.sig, sr);
-    let mag = e.select(left, l, r);
+    // An f16 magnitude is below 2^16: the 64-bit integer part fits 32 bits.
+    let m = e.zext(u.sig);
+    let (mag, _, _) = int_part(e, m, u.exp);
+    let mag = e.trunc(mag);
     let neg = e.nz(u.sign);
     let (lo, hi) = if signed {
         (0x8000u32, 0x7fffu32)
@@ -939,16 +927,10 @@ pub fn to_int16<L: Lower>(e: &mut L, env: &Env<L::V>, x: L::V, signed: bool) -> 
     e.select(nan, z, r)
 }
 
-/// The float compare conditions in VOPC opcode order (bits 3:0 of `v_cmp_*_f32`).
-pub const CONDITIONS: [&str; 16] = [
-    "f", "lt", "eq", "le", "gt", "lg", "ge", "o", "u", "nge", "nlg", "ngt", "nle", "neq", "nlt",
-    "tru",
-];
-
 /// `v_cmp_<cond>` on two floats of the environment's format (modifiers already applied): the operands
 /// flushed by the denormal field, compared in sign-magnitude order with both zeros equal, a NaN unordered
-/// (rule `cmp.denorm_inputs`); `cond` indexes [`CONDITIONS`].
-pub fn compare<L: Lower>(e: &mut L, env: &Env<L::V>, cond: usize, a: L::V, b: L::V) -> L::V {
+/// (rule `cmp.denorm_inputs`); the conditions are the model's.
+pub fn compare<L: Lower>(e: &mut L, env: &Env<L::V>, cond: Cmp16, a: L::V, b: L::V) -> L::V {
     let f = env.fmt;
     let a = flush_in(e, env, a);
     let b = flush_in(e, env, b);
@@ -979,31 +961,31 @@ pub fn compare<L: Lower>(e: &mut L, env: &Env<L::V>, cond: usize, a: L::V, b: L:
     );
     let no = e.kbool(false);
     let yes = e.kbool(true);
-    match CONDITIONS[cond & 15] {
-        "f" => no,
-        "lt" => lt,
-        "eq" => eq,
-        "le" => e.bor(lt, eq),
-        "gt" => gt,
-        "lg" => e.bor(lt, gt),
-        "ge" => e.bor(gt, eq),
-        "o" => ordered,
-        "u" => unordered,
-        "nge" => {
+    match cond {
+        Cmp16::F => no,
+        Cmp16::Lt => lt,
+        Cmp16::Eq => eq,
+        Cmp16::Le => e.bor(lt, eq),
+        Cmp16::Gt => gt,
+        Cmp16::Lg => e.bor(lt, gt),
+        Cmp16::Ge => e.bor(gt, eq),
+        Cmp16::O => ordered,
+        Cmp16::U => unordered,
+        Cmp16::Nge => {
             let x = e.bor(gt, eq);
             e.bnot(x)
         }
-        "nlg" => {
+        Cmp16::Nlg => {
             let x = e.bor(lt, gt);
             e.bnot(x)
         }
-        "ngt" => e.bnot(gt),
-        "nle" => {
+        Cmp16::Ngt => e.bnot(gt),
+        Cmp16::Nle => {
             let x = e.bor(lt, eq);
             e.bnot(x)
         }
-        "neq" => e.bnot(eq),
-        "nlt" => e.bnot(lt),
-        _ => yes,
+        Cmp16::Neq => e.bnot(eq),
+        Cmp16::Nlt => e.bnot(lt),
+        Cmp16::Tru => yes,
     }
 }
