@@ -374,6 +374,57 @@ fn f16_arithmetic_matches_the_model_in_every_float_mode() {
     float_kernel_matches(FLOAT16_OPS, &special, &modes, 16);
 }
 
+/// fract, frexp and ldexp in f32 and f16 (VOP1/VOP2, VOP3 with source and output modifiers, SDWA halves,
+/// small and huge exponent operands).
+const FRACT_FREXP_LDEXP: &str = "v_lshlrev_b32 v1, 4, v0\n\
+    buffer_load_dwordx4 v[10:13], v1, s[0:3], 0 offen\ns_waitcnt vmcnt(0)\n\
+    v_fract_f32 v20, v10\nv_frexp_mant_f32 v21, v11\nv_frexp_exp_i32_f32 v22, v12\n\
+    v_bfe_i32 v2, v13, 0, 9\nv_ldexp_f32 v23, v10, v2\nv_ldexp_f32_e64 v24, -|v11|, v13\n\
+    v_fract_f32_e64 v25, -|v12| mul:2\nv_frexp_mant_f32_e64 v26, v10 clamp\nv_mov_b32 v27, v13\n\
+    v_fract_f16 v27, v10\nv_mov_b32 v28, v13\nv_frexp_mant_f16 v28, v11\n\
+    v_mov_b32 v29, v13\nv_frexp_exp_i16_f16 v29, v12\nv_mov_b32 v30, v13\n\
+    v_ldexp_f16 v30, v10, v2\nv_mov_b32 v31, v13\nv_ldexp_f16_e64 v31, -v11, v13 clamp\n\
+    v_mov_b32 v32, v13\nv_fract_f16_sdwa v32, v11 dst_sel:WORD_1 dst_unused:UNUSED_PRESERVE src0_sel:WORD_1\nv_mov_b32 v33, v13\n\
+    v_frexp_exp_i16_f16_sdwa v33, v10 dst_sel:WORD_1 dst_unused:UNUSED_PRESERVE src0_sel:WORD_1\nv_ldexp_f32 v34, v12, -3\nv_mov_b32 v35, v13\n\
+    v_frexp_mant_f16_sdwa v35, -|v12| dst_sel:WORD_0 dst_unused:UNUSED_PAD src0_sel:WORD_1\n\
+    v_lshlrev_b32 v1, 6, v0\n\
+    buffer_store_dwordx4 v[20:23], v1, s[4:7], 0 offen\n\
+    buffer_store_dwordx4 v[24:27], v1, s[4:7], 0 offen offset:16\n\
+    buffer_store_dwordx4 v[28:31], v1, s[4:7], 0 offen offset:32\n\
+    buffer_store_dwordx4 v[32:35], v1, s[4:7], 0 offen offset:48\ns_endpgm";
+
+#[test]
+fn fract_frexp_and_ldexp_match_the_model_in_every_float_mode() {
+    let special = [
+        0u32,
+        0x8000_0001,
+        0x007f_ffff,
+        0x3f7f_ffff,
+        0xbf00_0000,
+        0xb400_0000,
+        0x4b00_0001,
+        0x7f7f_ffff,
+        0x7f80_0000,
+        0x7fa0_0001,
+        0xffc0_0000,
+        0x3bff_83ff,
+        0x0001_b800,
+        0x7c00_7d01,
+        0x0000_0095,
+        0xffff_ff6a,
+    ];
+    // f32 and f16 round directions and denormal settings, IEEE_MODE and FP16_OVFL on and off.
+    let modes = [
+        (0xc0u8, false, false),
+        (0xf0, true, true),
+        (0x35, false, true),
+        (0xe2, true, false),
+        (0x0f, false, false),
+        (0x7b, true, true),
+    ];
+    float_kernel_matches(FRACT_FREXP_LDEXP, &special, &modes, 16);
+}
+
 /// Every float compare condition on f32 (VOPC into VCC, VOP3 into an SGPR with modifiers) and f16, through
 /// v_cndmask.
 const COMPARES: &str = "v_lshlrev_b32 v1, 4, v0\n\

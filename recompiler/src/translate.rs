@@ -617,6 +617,14 @@ enum FloatOp {
     RoundInt(u32),
     /// v_cvt_i16_f16 (signed) or v_cvt_u16_f16.
     ToInt16(bool),
+    /// v_fract: `x - floor(x)`, below one.
+    Fract,
+    /// v_frexp_mant: the significand in [0.5, 1).
+    FrexpMant,
+    /// v_frexp_exp_i32_f32 or v_frexp_exp_i16_f16: an integer result.
+    FrexpExp,
+    /// v_ldexp: source 1 is an integer exponent, read without modifiers.
+    Ldexp,
 }
 
 /// The addend of an FMA form.
@@ -664,6 +672,14 @@ fn float_op(op: Op) -> Option<(Fmt, FloatOp)> {
         VCvtFlrI32F32 => (F32, FloorToInt(false)),
         VCvtRpiI32F32 => (F32, FloorToInt(true)),
         VCvtOffF32I4 => (F32, OffI4),
+        VFractF32 => (F32, Fract),
+        VFrexpMantF32 => (F32, FrexpMant),
+        VFrexpExpI32F32 => (F32, FrexpExp),
+        VLdexpF32 => (F32, Ldexp),
+        VFractF16 => (F16, Fract),
+        VFrexpMantF16 => (F16, FrexpMant),
+        VFrexpExpI16F16 => (F16, FrexpExp),
+        VLdexpF16 => (F16, Ldexp),
         VAddF16 => (F16, Add),
         VSubF16 => (F16, Sub),
         VSubrevF16 => (F16, Subrev),
@@ -789,7 +805,10 @@ fn float_alu(
     let mut s = raw;
     if !int_source {
         for (i, v) in s.iter_mut().enumerate() {
-            *v = float_source(cx, inst, i as u32, *v, sign);
+            // v_ldexp's exponent is an integer.
+            if !(f == FloatOp::Ldexp && i == 1) {
+                *v = float_source(cx, inst, i as u32, *v, sign);
+            }
         }
     }
     let [a, b, c] = s;
@@ -867,6 +886,18 @@ fn float_alu(
         FloatOp::ToInt(signed) => fp::to_int(e, &env, a, signed),
         FloatOp::FloorToInt(half) => fp::floor_to_int(e, &env, a, half),
         FloatOp::ToInt16(signed) => fp::to_int16(e, &env, a, signed),
+        FloatOp::Fract => fp::fract(e, &env, a),
+        FloatOp::FrexpMant => fp::frexp_mant(e, &env, a),
+        FloatOp::FrexpExp if fmt == F16 => {
+            let x = fp::frexp_exp(e, &env, a);
+            e.bink(Bin::And, x, 0xffff)
+        }
+        FloatOp::FrexpExp => fp::frexp_exp(e, &env, a),
+        FloatOp::Ldexp => {
+            // The f16 form's exponent is the sign-extended 16-bit source.
+            let n = if fmt == F16 { e.sext_in(b, 16) } else { b };
+            fp::ldexp(e, &env, a, n)
+        }
         FloatOp::Narrow => {
             let e32 = fp::env(e, mode);
             fp::cvt_f16_f32(e, &e32, &env, a)
@@ -878,12 +909,13 @@ fn float_alu(
             fp::ovfl16(e, &env, r, &[a, b])
         }
         FloatOp::Fma(_) => fp::ovfl16(e, &env, r, &[a, b, c]),
+        FloatOp::Ldexp => fp::ovfl16(e, &env, r, &[a]),
         _ => r,
     };
     // Float results take the output modifiers; integer results ignore them, as the model's do.
     let r = if matches!(
         f,
-        FloatOp::ToInt(_) | FloatOp::FloorToInt(_) | FloatOp::ToInt16(_)
+        FloatOp::ToInt(_) | FloatOp::FloorToInt(_) | FloatOp::ToInt16(_) | FloatOp::FrexpExp
     ) {
         r
     } else {
@@ -1240,9 +1272,14 @@ fn vector(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
     if let Some((fmt, f)) = float_op(op) {
         // Sources in the operation's width (v_cvt_f16_f32 reads an f32); only the used ones.
         let half = fmt == F16 && f != FloatOp::Narrow;
-        if let (true, FloatOp::FromInt(_)) = (half, f) {
+        let int_role = match f {
+            FloatOp::FromInt(_) => Some(Role::Src0),
+            FloatOp::Ldexp => Some(Role::Src1),
+            _ => None,
+        };
+        if let (true, Some(role)) = (half, int_role) {
             // The model reads inline float constants of an i16 operand its own way: left to it.
-            if let Some(Operand::InlineFloat(_)) = inst.operand(Role::Src0) {
+            if let Some(Operand::InlineFloat(_)) = inst.operand(role) {
                 return Err(refusal(
                     inst,
                     pc,

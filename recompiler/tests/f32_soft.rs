@@ -716,3 +716,154 @@ fn compares_match_the_model_in_every_mode() {
     }
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
+
+/// Every f32 and f16 operand the unary tests read: the classes, values around one and the integers, and
+/// operands biased to the exponent extremes.
+fn unary_operands(seed: u64) -> (Vec<u32>, Vec<u32>) {
+    let mut r = Rng(seed);
+    let mut v32: Vec<u32> = SPECIAL.iter().flat_map(|&v| [v, v ^ 0x8000_0000]).collect();
+    v32.extend([
+        0x3f00_0000,
+        0xbf00_0000,
+        0xbf7f_ffff,
+        0xb400_0000,
+        0x4b00_0001,
+        0xcb7f_ffff,
+    ]);
+    v32.extend((0..1500).map(|_| {
+        let v = r.next();
+        (v & 0x8000_0000) | (100 + v % 60) << 23 | (r.next() & 0x007f_ffff)
+    }));
+    v32.extend((0..1500).map(|_| r.operand()));
+    let mut v16: Vec<u32> = SPECIAL16.iter().flat_map(|&v| [v, v ^ 0x8000]).collect();
+    v16.extend([0xb800, 0xbbff, 0x8001, 0x6400, 0xe7ff]);
+    v16.extend((0..3000).map(|_| operand16(&mut r)));
+    (v32, v16)
+}
+
+#[test]
+fn fract_frexp_and_ldexp_match_the_model_in_every_mode() {
+    use reference_model::float as m;
+    let (v32, v16) = unary_operands(19);
+    // Exponent operands: zero, small steps, the format boundaries, the clamp and the i32 extremes.
+    let mut ns: Vec<i32> = vec![
+        0,
+        1,
+        -1,
+        2,
+        -2,
+        10,
+        -10,
+        24,
+        -24,
+        25,
+        -25,
+        126,
+        -126,
+        127,
+        -127,
+        128,
+        -128,
+        149,
+        -149,
+        150,
+        -150,
+        254,
+        -254,
+        300,
+        -300,
+        19_999,
+        -19_999,
+        20_000,
+        -20_000,
+        20_001,
+        -20_001,
+        1 << 20,
+        -(1 << 20),
+        i32::MAX,
+        i32::MIN,
+        i32::MAX - 1,
+        i32::MIN + 1,
+    ];
+    let mut r = Rng(20);
+    ns.extend((0..8).map(|_| (r.next() % 80) as i32 - 40));
+    let ns16: Vec<i32> = ns
+        .iter()
+        .map(|&n| n as i16 as i32)
+        .chain([i16::MAX as i32, i16::MIN as i32, 15, -15, 16, -16, 30, -30])
+        .collect();
+    let mut all = modes();
+    all.extend(modes16());
+    let mut bad = Vec::new();
+    let mut note = |what: String| {
+        if bad.len() < 12 {
+            bad.push(what)
+        }
+    };
+    for md in all {
+        let e = &mut Eval;
+        let word = e.k32(md.to_hwreg());
+        let (e32, e16) = (soft::env(e, word), soft::env16(e, word));
+        for &v in &v32 {
+            let x = e.k32(v);
+            let got = [
+                soft::fract(e, &e32, x).u() as u32,
+                soft::frexp_mant(e, &e32, x).u() as u32,
+                soft::frexp_exp(e, &e32, x).u() as u32,
+            ];
+            let want = [
+                m::fract_f32(md, v),
+                m::frexp_mant_f32(md, v),
+                m::frexp_exp_i32_f32(md, v) as u32,
+            ];
+            if got != want {
+                note(format!(
+                    "f32 fract/mant/exp mode {:#x}: {v:#x}: got {got:x?}, model {want:x?}",
+                    md.float_mode
+                ));
+            }
+            for &n in ns.iter().step_by(if v % 7 == 0 { 1 } else { 5 }) {
+                let k = e.k32(n as u32);
+                let got = soft::ldexp(e, &e32, x, k).u() as u32;
+                let want = m::ldexp_f32(md, v, n);
+                if got != want {
+                    note(format!(
+                        "ldexp_f32 mode {:#x}: {v:#x} by {n}: got {got:#x}, model {want:#x}",
+                        md.float_mode
+                    ));
+                }
+            }
+        }
+        for &v in &v16 {
+            let x = e.k32(v);
+            let h = v as u16;
+            let mant = soft::frexp_mant(e, &e16, x);
+            let got = [
+                soft::fract(e, &e16, x).u() as u32,
+                mant.u() as u32,
+                soft::frexp_exp(e, &e16, x).u() as u32 & 0xffff,
+            ];
+            let want = [
+                m::fract_f16(md, h) as u32,
+                m::frexp_mant_f16(md, h) as u32,
+                m::frexp_exp_i16_f16(md, h) as u16 as u32,
+            ];
+            if got != want {
+                note(format!(
+                    "f16 fract/mant/exp mode {:#x}: {v:#x}: got {got:x?}, model {want:x?}",
+                    md.float_mode
+                ));
+            }
+            for &n in ns16.iter().step_by(if v % 5 == 0 { 1 } else { 6 }) {
+                let k = e.k32(n as u32);
+                let r = soft::ldexp(e, &e16, x, k);
+                let got = soft::ovfl16(e, &e16, r, &[x]).u() as u32;
+                let want = m::ldexp_f16(md, h, n) as u32;
+                if got != want {
+                    note(format!("ldexp_f16 mode {:#x} ovfl {}: {v:#x} by {n}: got {got:#x}, model {want:#x}", md.float_mode, md.fp16_ovfl));
+                }
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}

@@ -864,8 +864,7 @@ pub fn omod_clamp<L: Lower>(
 pub fn round_int<L: Lower>(e: &mut L, env: &Env<L::V>, x: L::V, dir: u32) -> L::V {
     let f = env.fmt;
     let nan = is_nan(e, f, x);
-    let q = e.bink(Bin::Or, x, f.quiet());
-    let nan_r = e.select(env.ieee, q, x);
+    let nan_r = unary_nan(e, env, x);
     let u = unpack(e, env, x);
     let s = e.bink(Bin::Shl, u.sign, f.sign_bit() as u64);
     let inf = e.bink(Bin::Or, s, f.exp_mask());
@@ -888,6 +887,121 @@ pub fn round_int<L: Lower>(e: &mut L, env: &Env<L::V>, x: L::V, dir: u32) -> L::
     let r = e.select(q_zero, s, packed);
     let r = e.select(integral, x, r);
     let r = e.select(u.zero, s, r);
+    let r = e.select(u.inf, inf, r);
+    e.select(nan, nan_r, r)
+}
+
+/// A NaN source of a unary operation as its result: quieted only under IEEE_MODE (rule
+/// `nan.unary_quiet_ieee_only`).
+fn unary_nan<L: Lower>(e: &mut L, env: &Env<L::V>, x: L::V) -> L::V {
+    let q = e.bink(Bin::Or, x, env.fmt.quiet());
+    e.select(env.ieee, q, x)
+}
+
+/// `v_fract`: `x - floor(x)` rounded in the mode's direction and result field, at most the largest value
+/// below one (rule `fract.clamp_below_one`); an infinity gives the default NaN, a zero (or a flushed
+/// denormal) its signed zero, a NaN [`unary_nan`]. The model's `g_fract`: the difference is exact before the
+/// one rounding (both terms have 24-bit significands, see [`exact_sum`]).
+pub fn fract<L: Lower>(e: &mut L, env: &Env<L::V>, x: L::V) -> L::V {
+    let f = env.fmt;
+    let nan = is_nan(e, f, x);
+    let nan_r = unary_nan(e, env, x);
+    let u = unpack(e, env, x);
+    let fl = round_int(e, env, x, 2);
+    // The floor is integral (or a zero): read as it is.
+    let exact = Env {
+        keep_in: e.kbool(true),
+        ..*env
+    };
+    let v = unpack(e, &exact, fl);
+    let nfs = e.bink(Bin::Xor, v.sign, 1);
+    let mx = e.zext(u.sig);
+    let mf = e.zext(v.sig);
+    let (s, m, exp) = exact_sum(e, (u.sign, mx, u.exp), (nfs, mf, v.exp));
+    let z64 = e.k64(0);
+    let m_zero = e.cmp(Cmp::Eq, m, z64);
+    let one = e.k64(1);
+    let m_safe = e.select(m_zero, one, m);
+    let rounded = round_pack(e, env, s, m_safe, exp);
+    let below_one = e.k32((f.bias() << f.man) - 1);
+    let over = e.cmp(Cmp::UGt, rounded, below_one);
+    let r = e.select(over, below_one, rounded);
+    let z = e.k32(0);
+    let r = e.select(m_zero, z, r);
+    let sz = e.bink(Bin::Shl, u.sign, f.sign_bit() as u64);
+    let r = e.select(u.zero, sz, r);
+    let dnan = e.k32(f.default_nan() as u32);
+    let r = e.select(u.inf, dnan, r);
+    e.select(nan, nan_r, r)
+}
+
+/// The index of the top bit of a finite operand's significand (0 for zeros and infinities, whose
+/// significand is 0).
+fn sig_msb<L: Lower>(e: &mut L, u: &Unpacked<L::V>) -> L::V {
+    let msb = e.un(Un::FindMsb, u.sig);
+    let z = e.k32(0);
+    let none = e.cmp(Cmp::Eq, u.sig, z);
+    e.select(none, z, msb)
+}
+
+/// `v_frexp_mant`: the significand scaled into [0.5, 1) with the sign kept (exact, so no rounding); zeros
+/// (flushed denormals included) and infinities are returned as they are, a NaN as [`unary_nan`] (rules
+/// `frexp.special`, the format's input flush).
+pub fn frexp_mant<L: Lower>(e: &mut L, env: &Env<L::V>, x: L::V) -> L::V {
+    let f = env.fmt;
+    let nan = is_nan(e, f, x);
+    let nan_r = unary_nan(e, env, x);
+    let u = unpack(e, env, x);
+    let msb = sig_msb(e, &u);
+    // A denormal's significand moves up to the implicit bit; a normal one is already there.
+    let kman = e.k32(f.man);
+    let sh = e.bin(Bin::Sub, kman, msb);
+    let m = e.bin(Bin::Shl, u.sig, sh);
+    let frac = e.bink(Bin::And, m, f.man_mask());
+    let s = e.bink(Bin::Shl, u.sign, f.sign_bit() as u64);
+    let half = e.bink(Bin::Or, s, ((f.bias() - 1) << f.man) as u64);
+    let r = e.bin(Bin::Or, half, frac);
+    let r = e.select(u.zero, s, r);
+    let r = e.select(u.inf, x, r);
+    e.select(nan, nan_r, r)
+}
+
+/// `v_frexp_exp_i32_f32` and `v_frexp_exp_i16_f16` (the caller keeps the low half): `e` with
+/// `x = m * 2^e`, `m` in [0.5, 1); 0 for zeros, flushed denormals, infinities and NaNs (rule
+/// `frexp.special`).
+pub fn frexp_exp<L: Lower>(e: &mut L, env: &Env<L::V>, x: L::V) -> L::V {
+    let nan = is_nan(e, env.fmt, x);
+    let u = unpack(e, env, x);
+    let msb = sig_msb(e, &u);
+    let r = e.bin(Bin::Add, u.exp, msb);
+    let r = e.bink(Bin::Add, r, 1);
+    let special = e.bor(u.zero, u.inf);
+    let special = e.bor(special, nan);
+    let z = e.k32(0);
+    e.select(special, z, r)
+}
+
+/// `v_ldexp`: `x * 2^n` (`n` a two's-complement i32) rounded once in the mode's direction, denormal inputs
+/// and results by the format's field (rules `ldexp.rounding`, `ldexp.f16_denorm`); a NaN as [`unary_nan`].
+/// `n` is clamped to +-20,000 first, as the model clamps the exponent: far beyond any format's range, so
+/// the clamp changes no result and the exponent sum cannot wrap. f16 results take FP16_OVFL from the
+/// caller ([`ovfl16`], source `x`).
+pub fn ldexp<L: Lower>(e: &mut L, env: &Env<L::V>, x: L::V, n: L::V) -> L::V {
+    let f = env.fmt;
+    let nan = is_nan(e, f, x);
+    let nan_r = unary_nan(e, env, x);
+    let u = unpack(e, env, x);
+    let n = e.bink(Bin::SMin, n, 20_000);
+    let n = e.bink(Bin::SMax, n, (-20_000i32) as u32 as u64);
+    let exp = e.bin(Bin::Add, u.exp, n);
+    let m = e.zext(u.sig);
+    let special = e.bor(u.zero, u.inf);
+    let one = e.k64(1);
+    let m = e.select(special, one, m);
+    let rounded = round_pack(e, env, u.sign, m, exp);
+    let s = e.bink(Bin::Shl, u.sign, f.sign_bit() as u64);
+    let inf = e.bink(Bin::Or, s, f.exp_mask());
+    let r = e.select(u.zero, s, rounded);
     let r = e.select(u.inf, inf, r);
     e.select(nan, nan_r, r)
 }
