@@ -12,6 +12,7 @@
 pub mod backends;
 pub mod known;
 pub mod pattern;
+pub mod sweep;
 pub mod vulkan;
 
 use measurements::compare::{compare_cell, Verdict};

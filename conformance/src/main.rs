@@ -49,10 +49,15 @@ Limits: every job runs under a per-wave budget of 1,000,000 instructions, a whol
 arrays add up to more than 1 GiB is refused (unsupported) before anything is allocated.
 
 Backends: `model` (the reference model); `vulkan` (the recompiler on lavapipe, or on the only Vulkan device),
-`vulkan:NAME` (on the device whose name contains NAME; --list-devices shows them). Floating-point operations
-are refused by `vulkan` for now (counted unsupported). lavapipe ends every shader loop after 65535 iterations:
+`vulkan:NAME` (on the device whose name contains NAME; --list-devices shows them). What the recompiler does
+not translate (f64, packed and mixed-precision f16, transcendentals, float atomics, ...) is refused by `vulkan`
+with the instruction and the reason (counted unsupported). lavapipe ends every shader loop after 65535 iterations:
 a job that runs longer per invocation is refused there, never reported finished. `hsa` is not in this build:
 naming it exits 2. `all` runs the model and every Vulkan device and says on stderr what it left out.
+
+Sweeps: `conformance sweep --op v_fract_f32 --mode c0/0/1/0 --backend vulkan:NAME [--shard K/N] [--out F]`
+runs all 2^32 (2^16) inputs of a unary float operation on a device and compares them with the model's float
+library; `conformance sweep-merge F...` adds shards up.
 
 Exit status: 0 no cell mismatched outside the known differences; 1 some did (stderr names the backends,
 suites, cell counts and first measurement IDs); 2 bad input or usage. Output cut short by its reader
@@ -110,6 +115,37 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Sub {
+    /// Run every input of a unary float operation (2^32 for a 32-bit source, 2^16 for a 16-bit one) on a
+    /// Vulkan device and compare each result, bit for bit, with the model's float library. Exit 1 when one
+    /// differs.
+    Sweep {
+        /// The operation's mnemonic (v_fract_f32, v_frexp_mant_f32, v_cvt_i32_f32, v_floor_f16, ...; a wrong
+        /// name lists them all).
+        #[arg(long, value_name = "OPCODE")]
+        op: String,
+        /// The float mode, FLOAT_MODE/IEEE/DX10_CLAMP/FP16_OVFL (see the main help).
+        #[arg(long, value_name = "MODE", default_value = "c0/0/1/0")]
+        mode: String,
+        /// vulkan (lavapipe, or the only device) or vulkan:NAME.
+        #[arg(long, value_name = "NAME", default_value = "vulkan")]
+        backend: String,
+        /// Only the K-th of N equal parts of the inputs (K from 1); `sweep-merge` adds shards up.
+        #[arg(long, value_name = "K/N")]
+        shard: Option<String>,
+        /// Only the first N inputs of the range (a quick check).
+        #[arg(long, value_name = "N")]
+        limit: Option<u64>,
+        /// Write the result as JSON to FILE (atomically), for `sweep-merge`.
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+    },
+    /// Add up `sweep --out` results of one operation, mode and backend: coverage, gaps, overlaps and
+    /// divergences. Exit 1 on a divergence or a gap.
+    SweepMerge {
+        /// Result files.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+    },
     /// Print a completion script for SHELL on stdout (e.g. `conformance completions bash >
     /// /etc/bash_completion.d/conformance`).
     Completions {
@@ -202,11 +238,32 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
     if cli.list_devices {
         return list_devices();
     }
-    if let Some(Sub::Completions { shell }) = cli.command {
-        let mut script = Vec::new();
-        clap_complete::generate(shell, &mut Cli::command(), "conformance", &mut script);
-        out::print(&String::from_utf8_lossy(&script))?;
-        return Ok(ExitCode::SUCCESS);
+    match cli.command {
+        Some(Sub::Completions { shell }) => {
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "conformance", &mut script);
+            out::print(&String::from_utf8_lossy(&script))?;
+            return Ok(ExitCode::SUCCESS);
+        }
+        Some(Sub::Sweep {
+            op,
+            mode,
+            backend,
+            shard,
+            limit,
+            out,
+        }) => {
+            return sweep(
+                &op,
+                &mode,
+                &backend,
+                shard.as_deref(),
+                limit,
+                out.as_deref(),
+            )
+        }
+        Some(Sub::SweepMerge { files }) => return sweep_merge(&files),
+        None => {}
     }
     // Checked before the run, so a bad folder does not cost the whole run first.
     if let Some(dir) = cli.report.as_ref().filter(|d| d.exists() && !d.is_dir()) {
@@ -346,6 +403,136 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
+    })
+}
+
+/// `conformance sweep`.
+fn sweep(
+    op: &str,
+    mode: &str,
+    backend: &str,
+    shard: Option<&str>,
+    limit: Option<u64>,
+    out_file: Option<&Path>,
+) -> Result<ExitCode, String> {
+    use conformance::sweep as sw;
+    let op = sw::parse_op(op)?;
+    let mode = sw::parse_mode(mode)?;
+    let selector = match backend.split_once(':') {
+        None if backend == "vulkan" => None,
+        Some(("vulkan", sel)) if !sel.is_empty() => Some(sel),
+        _ => {
+            return Err(format!(
+                "sweep --backend `{}`: a sweep runs on vulkan or vulkan:NAME (the model's float library is what \
+                 it compares with)",
+                measurements::hex::truncate(backend)
+            ))
+        }
+    };
+    let (k, n) = shard.map(sw::parse_shard).transpose()?.unwrap_or((1, 1));
+    let shape = recompiler::sweep::unary(op).ok_or("not a sweep operation")?;
+    let total = 1u64 << shape.input_bits;
+    let (start, mut end) = sw::shard_range(total, k, n);
+    if let Some(l) = limit {
+        end = end.min(start.saturating_add(l));
+    }
+    if let Some(dir) = out_file
+        .and_then(Path::parent)
+        .filter(|d| !d.as_os_str().is_empty())
+    {
+        if !dir.is_dir() {
+            return Err(format!("--out: folder {} does not exist", dir.display()));
+        }
+    }
+    let ctx = driver::Context::open(selector).map_err(|e| format!("{backend}: {e}"))?;
+    let name = conformance::vulkan::backend_name(&ctx.info().name);
+    let bar = if std::io::stderr().is_terminal() {
+        let bar = indicatif::ProgressBar::new(end - start);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{bar:40} {human_pos}/{human_len} inputs {per_sec} eta {eta}",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        bar
+    } else {
+        indicatif::ProgressBar::hidden()
+    };
+    let mut result = sw::run(&ctx, &name, op, mode, (start, end), &mut |d| {
+        bar.set_position(d)
+    })?;
+    bar.finish_and_clear();
+    result.tool = format!(
+        "conformance {}, commit {}",
+        env!("CARGO_PKG_VERSION"),
+        option_env!("CONFORMANCE_GIT_COMMIT").unwrap_or("unknown")
+    );
+    let mut text = format!(
+        "{} {} on {}: inputs {:#x}..{:#x} ({} of {}), {} divergences; device {:.2} s, wall {:.2} s\n",
+        result.op,
+        result.mode,
+        result.backend,
+        result.start,
+        result.end,
+        result.end - result.start,
+        result.total,
+        result.divergences,
+        result.device_seconds,
+        result.wall_seconds
+    );
+    for d in result.first.iter().take(10) {
+        text.push_str(&format!(
+            "  input {:#010x}: got {:#010x}, model {:#010x}\n",
+            d.input, d.got, d.want
+        ));
+    }
+    out::print(&text)?;
+    if let Some(path) = out_file {
+        let json = serde_json::to_string_pretty(&result).map_err(|e| e.to_string())?;
+        write_atomically(path, &json)?;
+    }
+    Ok(if result.divergences == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+/// `conformance sweep-merge`.
+fn sweep_merge(files: &[PathBuf]) -> Result<ExitCode, String> {
+    let mut results = Vec::new();
+    for f in files {
+        let text = std::fs::read_to_string(f).map_err(|e| format!("{}: {e}", f.display()))?;
+        let r: conformance::sweep::SweepResult = serde_json::from_str(&text)
+            .map_err(|e| format!("{}: not a sweep result: {e}", f.display()))?;
+        results.push(r);
+    }
+    let m = conformance::sweep::merge(&results)?;
+    let mut text = format!(
+        "{} {} on {}: {} of {} inputs in {} shards, {} divergences; device {:.2} s\n",
+        m.op,
+        m.mode,
+        m.backend,
+        m.covered,
+        m.total,
+        results.len(),
+        m.divergences,
+        m.device_seconds
+    );
+    for (s, e) in &m.gaps {
+        text.push_str(&format!("  missing inputs {s:#x}..{e:#x}\n"));
+    }
+    for d in m.first.iter().take(10) {
+        text.push_str(&format!(
+            "  input {:#010x}: got {:#010x}, model {:#010x}\n",
+            d.input, d.got, d.want
+        ));
+    }
+    out::print(&text)?;
+    Ok(if m.divergences == 0 && m.gaps.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
     })
 }
 

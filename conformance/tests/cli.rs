@@ -667,3 +667,72 @@ fn known_files_name_bad_ids_and_endless_input_is_refused() {
         "{err}"
     );
 }
+
+#[test]
+fn sweep_shards_merge_and_bad_arguments_exit_2() {
+    let tmp = tempfile::tempdir().unwrap();
+    let bad = conformance(&["sweep", "--op", "v_add_f32"]);
+    assert_eq!(bad.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(
+        err.contains("v_fract_f32") && err.contains("not an operation a sweep takes"),
+        "{err}"
+    );
+    for args in [
+        ["--mode", "c0/0/1"],
+        ["--shard", "0/2"],
+        ["--backend", "model"],
+    ] {
+        let mut a = vec!["sweep", "--op", "v_fract_f16"];
+        a.extend(args);
+        let out = conformance(&a);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+    }
+    if driver::Context::open(None).is_err() {
+        assert!(std::env::var_os("CI").is_none(), "CI must install lavapipe");
+        return;
+    }
+    // Two shards of v_fract_f16 in a flushing, directed mode, merged; one alone leaves a gap.
+    let mut files = Vec::new();
+    for k in ["1/2", "2/2"] {
+        let f = tmp.path().join(format!("fract-{}.json", &k[..1]));
+        let out = conformance(&[
+            "sweep",
+            "--op",
+            "v_fract_f16",
+            "--mode",
+            "f4/1/1/0",
+            "--shard",
+            k,
+            "--out",
+            f.to_str().unwrap(),
+        ]);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(String::from_utf8_lossy(&out.stdout).contains("32768 of 65536), 0 divergences"));
+        files.push(f.to_str().unwrap().to_string());
+    }
+    let merged = conformance(&["sweep-merge", &files[0], &files[1]]);
+    assert_eq!(merged.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&merged.stdout);
+    assert!(
+        text.contains("65536 of 65536 inputs in 2 shards, 0 divergences"),
+        "{text}"
+    );
+    let gap = conformance(&["sweep-merge", &files[1]]);
+    assert_eq!(gap.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&gap.stdout).contains("missing inputs 0x0..0x8000"));
+    let twice = conformance(&["sweep-merge", &files[1], &files[1]]);
+    assert_eq!(twice.status.code(), Some(2));
+    std::fs::write(tmp.path().join("junk.json"), "{").unwrap();
+    let junk = conformance(&[
+        "sweep-merge",
+        tmp.path().join("junk.json").to_str().unwrap(),
+    ]);
+    assert_eq!(junk.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&junk.stderr).contains("junk.json: not a sweep result"));
+}

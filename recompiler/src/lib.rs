@@ -42,6 +42,7 @@ pub mod lower;
 pub mod program;
 pub mod sem;
 pub mod spv;
+pub mod sweep;
 mod translate;
 mod units;
 pub mod words;

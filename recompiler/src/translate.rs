@@ -584,7 +584,7 @@ fn sopp(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
 
 /// The operations translated through the integer float engine ([`crate::sem::float`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum FloatOp {
+pub(crate) enum FloatOp {
     Add,
     Sub,
     Subrev,
@@ -629,7 +629,7 @@ enum FloatOp {
 
 /// The addend of an FMA form.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum FmaC {
+pub(crate) enum FmaC {
     Src2,
     Vdst,
     K,
@@ -637,7 +637,7 @@ enum FmaC {
 
 /// The operations of the float engine and the format each runs in (v_cvt_f16_f32 rounds in f16 from an f32
 /// source).
-fn float_op(op: Op) -> Option<(Fmt, FloatOp)> {
+pub(crate) fn float_op(op: Op) -> Option<(Fmt, FloatOp)> {
     use FloatOp::*;
     use Op::*;
     Some(match op {
@@ -835,6 +835,40 @@ fn float_alu(
     } else {
         fp::env(e, mode)
     };
+    let r = float_value(e, &env, mode, f, [a, b, c]);
+    // Float results take the output modifiers; integer results ignore them, as the model's do.
+    let r = if matches!(
+        f,
+        FloatOp::ToInt(_) | FloatOp::FloorToInt(_) | FloatOp::ToInt16(_) | FloatOp::FrexpExp
+    ) {
+        r
+    } else {
+        let (omod, clamp) = out_mods(inst);
+        fp::omod_clamp(e, &env, mode, r, omod, clamp)
+    };
+    if fmt == F16 && !matches!(inst.control, Control::Sdwa(_)) {
+        write16(cx, inst, vd, old, r, active);
+    } else {
+        // SDWA places a 16-bit result by dst_sel, as a 32-bit one.
+        write32(cx, inst, pc, vd, r, active)?;
+    }
+    Ok(Done::Next)
+}
+
+/// The value of float operation `f` in environment `env` (`mode` the MODE value it came from) on sources
+/// `s` with their modifiers applied, FP16_OVFL included, before omod/clamp: the one place the semantics of
+/// each [`FloatOp`] are written, for the translator and for sweep modules ([`crate::sweep`]).
+pub(crate) fn float_value(
+    e: &mut crate::spv::Emit,
+    env: &crate::sem::float::Env<Sv>,
+    mode: Sv,
+    f: FloatOp,
+    s: [Sv; 3],
+) -> Sv {
+    use crate::sem::float as fp;
+    let fmt = env.fmt;
+    let env = *env;
+    let [a, b, c] = s;
     let neg = |e: &mut crate::spv::Emit, x: Sv| e.bink(Bin::Xor, x, fmt_sign(fmt));
     let r = match f {
         FloatOp::Add => fp::add(e, &env, a, b),
@@ -904,31 +938,16 @@ fn float_alu(
         }
     };
     // FP16_OVFL on the arithmetic (a no-op that folds away for f32).
-    let r = match f {
+    match f {
         FloatOp::Add | FloatOp::Sub | FloatOp::Subrev | FloatOp::Mul => {
             fp::ovfl16(e, &env, r, &[a, b])
         }
         FloatOp::Fma(_) => fp::ovfl16(e, &env, r, &[a, b, c]),
         FloatOp::Ldexp => fp::ovfl16(e, &env, r, &[a]),
+        // v_cvt_f16_u16 of 65520 and above (an integer source is never infinite).
+        FloatOp::FromInt(_) => fp::ovfl16(e, &env, r, &[]),
         _ => r,
-    };
-    // Float results take the output modifiers; integer results ignore them, as the model's do.
-    let r = if matches!(
-        f,
-        FloatOp::ToInt(_) | FloatOp::FloorToInt(_) | FloatOp::ToInt16(_) | FloatOp::FrexpExp
-    ) {
-        r
-    } else {
-        let (omod, clamp) = out_mods(inst);
-        fp::omod_clamp(e, &env, mode, r, omod, clamp)
-    };
-    if fmt == F16 && !matches!(inst.control, Control::Sdwa(_)) {
-        write16(cx, inst, vd, old, r, active);
-    } else {
-        // SDWA places a 16-bit result by dst_sel, as a 32-bit one.
-        write32(cx, inst, pc, vd, r, active)?;
     }
-    Ok(Done::Next)
 }
 
 /// The sign bit of a format's values.
