@@ -129,6 +129,7 @@
 mod decode;
 mod decode_mimg;
 mod decode_other;
+pub mod encode;
 mod error;
 mod op;
 pub mod operand;
