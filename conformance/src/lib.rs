@@ -10,6 +10,7 @@
 #![deny(missing_docs)]
 
 pub mod backends;
+pub mod fuzz;
 pub mod known;
 pub mod pattern;
 pub mod sweep;

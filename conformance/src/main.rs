@@ -139,6 +139,35 @@ enum Sub {
         #[arg(long, value_name = "FILE")]
         out: Option<PathBuf>,
     },
+    /// Differential fuzzing: random valid programs (integer and float ALU, special operands, EXEC blocks,
+    /// branches, bounded loops, LDS and buffer traffic, every float mode, wave32 and wave64) run on every
+    /// backend and compared with the first, bit for bit. A divergence is minimised and printed with its seed;
+    /// exit 1 when there is one.
+    Fuzz {
+        /// Backends as for the main command; the first is the reference. Default: model and vulkan.
+        #[arg(long = "backend", value_name = "NAME")]
+        backends: Vec<String>,
+        /// The stream's seed: the same seed and count run the same programs.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Programs to run.
+        #[arg(long, default_value_t = 256)]
+        count: u64,
+        /// Programs per dispatch (one kernel, the workgroup picks the program).
+        #[arg(long, value_name = "N", default_value_t = 32,
+              value_parser = clap::value_parser!(u64).range(1..=128))]
+        batch: u64,
+        /// Only this wave size (32 or 64); default: each batch draws one.
+        #[arg(long, value_parser = ["32", "64"])]
+        wave: Option<String>,
+        /// Also run rewritten programs (VOP3 forms, s_nop after every item, an EXEC-all-ones wrapper) and
+        /// require the reference's plain results from them, on every backend the reference included.
+        #[arg(long)]
+        metamorphic: bool,
+        /// Write each minimised divergence as a regression file (TOML) into this folder.
+        #[arg(long, value_name = "DIR")]
+        save: Option<PathBuf>,
+    },
     /// Add up `sweep --out` results of one operation, mode and backend: coverage, gaps, overlaps and
     /// divergences. Exit 1 on a divergence or a gap.
     SweepMerge {
@@ -263,6 +292,26 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             )
         }
         Some(Sub::SweepMerge { files }) => return sweep_merge(&files),
+        Some(Sub::Fuzz {
+            backends,
+            seed,
+            count,
+            batch,
+            wave,
+            metamorphic,
+            save,
+        }) => {
+            let wave = wave.map(|w| if w == "64" { 64 } else { 32 });
+            return fuzz(
+                &backends,
+                seed,
+                count,
+                batch as usize,
+                wave,
+                metamorphic,
+                save.as_deref(),
+            );
+        }
         None => {}
     }
     // Checked before the run, so a bad folder does not cost the whole run first.
@@ -492,6 +541,113 @@ fn sweep(
         write_atomically(path, &json)?;
     }
     Ok(if result.divergences == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+/// `conformance fuzz`.
+fn fuzz(
+    names: &[String],
+    seed: u64,
+    count: u64,
+    batch: usize,
+    wave: Option<u32>,
+    metamorphic: bool,
+    save: Option<&Path>,
+) -> Result<ExitCode, String> {
+    use conformance::fuzz as fz;
+    let names: Vec<String> = if names.is_empty() {
+        vec!["model".into(), "vulkan".into()]
+    } else {
+        names.to_vec()
+    };
+    if let Some(d) = save.filter(|d| !d.is_dir()) {
+        return Err(format!("--save: folder {} does not exist", d.display()));
+    }
+    let resolved = backends::resolve(&names, Limits::default())?;
+    let all = resolved.backends;
+    if all.len() < 2 && !metamorphic {
+        return Err(
+            "fuzz needs two backends (the first is the reference), or --metamorphic".into(),
+        );
+    }
+    let reference = all[0].as_ref();
+    let others: Vec<&dyn measurements::Backend> = all[1..].iter().map(|b| b.as_ref()).collect();
+    let rw = if metamorphic {
+        fz::Rewrite {
+            vop3: true,
+            nops: true,
+            exec_wrap: true,
+        }
+    } else {
+        fz::Rewrite::default()
+    };
+    let bar = if std::io::stderr().is_terminal() {
+        let bar = indicatif::ProgressBar::new(count);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{bar:40} {pos}/{len} programs {per_sec} eta {eta} {wide_msg}",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        bar
+    } else {
+        indicatif::ProgressBar::hidden()
+    };
+    let t0 = std::time::Instant::now();
+    let mut report = fz::Report::default();
+    let mut index = 0u64;
+    while report.programs < count {
+        let n = batch.min((count - report.programs) as usize);
+        fz::run_batch(reference, &others, seed, index, n, wave, rw, &mut report)?;
+        index += 1;
+        bar.set_position(report.programs);
+        bar.set_message(format!("{} divergences", report.divergences.len()));
+    }
+    bar.finish_and_clear();
+    let secs = t0.elapsed().as_secs_f64();
+    let who: Vec<String> = all.iter().map(|b| b.name()).collect();
+    let mut text = format!(
+        "fuzz seed {seed}: {} programs in {} batches on {}{}: {} compared, {} refused, {} divergences; {:.1} s ({:.0} programs/s)\n",
+        report.programs,
+        index,
+        who.join(", "),
+        if metamorphic { " (metamorphic)" } else { "" },
+        report.compared,
+        report.refused.values().sum::<u64>(),
+        report.divergences.len(),
+        secs,
+        report.programs as f64 / secs.max(1e-9),
+    );
+    for (why, n) in &report.refused {
+        text.push_str(&format!("  refused {n}: {why}\n"));
+    }
+    for (i, d) in report.divergences.iter().enumerate() {
+        text.push_str(&format!(
+            "\ndivergence {}: {} on {}, mode {}, wave{}; minimised program:\n{}",
+            i + 1,
+            d.origin,
+            d.backend,
+            d.mode,
+            d.wave,
+            d.text
+        ));
+        for l in &d.lanes {
+            text.push_str(&format!("  {l}\n"));
+        }
+        if let Some(dir) = save {
+            let name = d.origin.replace(' ', "-");
+            let path = dir.join(format!("{name}.toml"));
+            let toml = toml::to_string(d).map_err(|e| e.to_string())?;
+            measurements::atomic::write_atomic(&path, toml.as_bytes())
+                .map_err(|e| format!("{}: {e}", path.display()))?;
+            text.push_str(&format!("  regression written to {}\n", path.display()));
+        }
+    }
+    out::print(&text)?;
+    Ok(if report.divergences.is_empty() {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)

@@ -650,11 +650,28 @@ impl<'p> Cx<'p> {
         self.e.load32(p)
     }
 
-    /// Moves to the next exchange slot (after the values of this one were read).
+    /// Moves to the next exchange slot (after the values of this one were read) and clears the wave's lane
+    /// mask of the slot after it, which no segment reads or writes now: its last read was before the barrier
+    /// that began this segment, and the next ballot into it comes after the next barrier. Clearing here, at
+    /// every advance, keeps the masks zero across exchanges that publish no ballot (stores, LDS, DPP): a
+    /// clear done only by the ballots left a mask two ballots old in place after two such exchanges (found
+    /// by `conformance fuzz`: VCC kept bits of an earlier compare).
     pub fn next_slot(&mut self) {
         let x = self.get(self.xc);
         let x = self.e.bink(Bin::Add, x, 1);
         self.put(self.xc, x);
+        let at = self.mask_word(1);
+        let z = self.e.k32(0);
+        let first = self.e.cmp(Cmp::Eq, self.lane, z);
+        let masks = self.masks;
+        self.e.if_then(first, |e| {
+            for k in 0..2 {
+                let i = e.bink(Bin::Add, at, k);
+                let p = e.elem(masks, i.id);
+                let z = e.k32(0);
+                e.store(p, z);
+            }
+        });
     }
 
     /// The first of the two lane-mask words of this wave's slot `ahead` exchanges from the current one.
@@ -668,10 +685,8 @@ impl<'p> Cx<'p> {
         self.e.bink(Bin::Mul, i, 2)
     }
 
-    /// Sets this lane's bit of the current slot's lane mask when `b` (a ballot: one atomic or per lane),
-    /// and clears the wave's mask of the slot after the next, which no segment reads or writes now (the
-    /// last read of it was before the barrier that began this segment; the next or into it comes after the
-    /// next barrier).
+    /// Sets this lane's bit of the current slot's lane mask when `b` (a ballot: one atomic or per lane); the
+    /// mask was cleared when the wave last moved to this slot's predecessor ([`Cx::next_slot`]).
     pub fn publish_bit(&mut self, b: Sv) {
         let at = self.mask_word(0);
         let half = self.e.bink(Bin::LShr, self.lane, 5);
@@ -682,18 +697,6 @@ impl<'p> Cx<'p> {
         let p = self.e.elem(self.masks, at.id);
         self.e
             .atomic32(SOp::AtomicOr, p, spirv::Scope::Workgroup, 0, &[v.id]);
-        let at = self.mask_word(1);
-        let z = self.e.k32(0);
-        let first = self.e.cmp(Cmp::Eq, self.lane, z);
-        let masks = self.masks;
-        self.e.if_then(first, |e| {
-            for k in 0..2 {
-                let i = e.bink(Bin::Add, at, k);
-                let p = e.elem(masks, i.id);
-                let z = e.k32(0);
-                e.store(p, z);
-            }
-        });
     }
 
     /// The wave's lane mask published with [`Cx::publish_bit`] (after a cut).

@@ -150,11 +150,35 @@ fn words_are_llvm_mcs_and_decode_back() {
             "v_med3_f32 v10, v11, 0x3f800001, 1.0",
         ),
         (
-            encode::mubuf(T, Op::BufferLoadDwordx4, 10, 1, 0, Src::int(0), 0, true).unwrap(),
+            encode::mubuf(
+                T,
+                Op::BufferLoadDwordx4,
+                encode::Buf {
+                    vdata: 10,
+                    vaddr: 1,
+                    srsrc: 0,
+                    soffset: Src::int(0),
+                    offset: 0,
+                    offen: true,
+                },
+            )
+            .unwrap(),
             "buffer_load_dwordx4 v[10:13], v1, s[0:3], 0 offen",
         ),
         (
-            encode::mubuf(T, Op::BufferStoreDwordx4, 20, 1, 1, Src::int(0), 16, true).unwrap(),
+            encode::mubuf(
+                T,
+                Op::BufferStoreDwordx4,
+                encode::Buf {
+                    vdata: 20,
+                    vaddr: 1,
+                    srsrc: 1,
+                    soffset: Src::int(0),
+                    offset: 16,
+                    offen: true,
+                },
+            )
+            .unwrap(),
             "buffer_store_dwordx4 v[20:23], v1, s[4:7], 0 offen offset:16",
         ),
         (
@@ -196,7 +220,19 @@ fn bad_requests_are_errors() {
     )
     .unwrap_err()
     .contains("two different literals"));
-    assert!(encode::mubuf(T, Op::BufferLoadDword, 1, 1, 0, Src::int(0), 5000, true).is_err());
+    assert!(encode::mubuf(
+        T,
+        Op::BufferLoadDword,
+        encode::Buf {
+            vdata: 1,
+            vaddr: 1,
+            srsrc: 0,
+            soffset: Src::int(0),
+            offset: 5000,
+            offen: true
+        }
+    )
+    .is_err());
     assert!(encode::sop1(T, Op::SMovB32, 200, Src::s(0)).is_err());
     assert!(encode::vop3(
         T,

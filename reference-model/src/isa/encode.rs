@@ -239,26 +239,35 @@ pub fn vop3(target: Target, op: Op, dst: u8, sources: &[Src], m: Vop3) -> Result
     with_literal(vec![w0, w1], &srcs)
 }
 
-/// MUBUF `op vdata, vaddr, s[4*srsrc..], soffset offen offset:offset` (`offen`: vaddr is the offset).
-pub fn mubuf(
-    target: Target,
-    op: Op,
-    vdata: u8,
-    vaddr: u8,
-    srsrc: u8,
-    soffset: Src,
-    offset: u16,
-    offen: bool,
-) -> Result<Vec<u32>, String> {
+/// The operands of a MUBUF instruction: `op vdata, vaddr, s[4*srsrc..+3], soffset [offen] offset:offset`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Buf {
+    /// First data VGPR.
+    pub vdata: u8,
+    /// Address VGPR.
+    pub vaddr: u8,
+    /// The V#'s SGPR quad (SGPR `4 * srsrc`).
+    pub srsrc: u8,
+    /// The scalar offset (an SGPR or inline constant; no literal).
+    pub soffset: Src,
+    /// The 12-bit immediate offset.
+    pub offset: u16,
+    /// `vaddr` is an offset.
+    pub offen: bool,
+}
+
+/// MUBUF `op` with operands `b`.
+pub fn mubuf(target: Target, op: Op, b: Buf) -> Result<Vec<u32>, String> {
     let o = code_of(target, Encoding::Mubuf, op)?;
-    if soffset.literal.is_some() {
+    if b.soffset.literal.is_some() {
         return Err("MUBUF soffset takes no literal".into());
     }
-    let w0 = 0xe000_0000 | o << 18 | (offen as u32) << 12 | check("offset", offset as u32, 4095)?;
-    let w1 = (salu_src(soffset)?) << 24
-        | check("srsrc", srsrc as u32, 31)? << 16
-        | (vdata as u32) << 8
-        | vaddr as u32;
+    let w0 =
+        0xe000_0000 | o << 18 | (b.offen as u32) << 12 | check("offset", b.offset as u32, 4095)?;
+    let w1 = (salu_src(b.soffset)?) << 24
+        | check("srsrc", b.srsrc as u32, 31)? << 16
+        | (b.vdata as u32) << 8
+        | b.vaddr as u32;
     Ok(vec![w0, w1])
 }
 

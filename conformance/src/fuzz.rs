@@ -1,0 +1,1283 @@
+//! Differential fuzzing: random valid gfx10 programs run on the reference model and on other backends, the
+//! results compared bit for bit.
+//!
+//! A program is a list of [`Item`]s over a fixed register frame: eight VGPRs `v10..v17` loaded from the
+//! lane's eight input dwords, six SGPRs `s10..s15` set from literals, and VCC. Items are VALU operations
+//! (integer and f32/f16 arithmetic, conversions, compares, VOP3 forms with `neg`/`abs`/`omod`/`clamp`),
+//! operands drawn by class (VGPRs, SGPRs, inline integers and floats, literals of the special f32 and f16
+//! values), SALU operations, EXEC blocks (`s_and_saveexec` over a few VALU items), forward branches on
+//! VCCZ/EXECZ/SCC, bounded loops (1 to 3 turns), LDS exchanges between the lanes of a wave, buffer loads and
+//! run-time mode changes (`s_round_mode`, `s_denorm_mode`). Each batch has one random float mode (all
+//! FLOAT_MODE bytes, IEEE, DX10_CLAMP, FP16_OVFL) and wave size, and its programs share one kernel: the
+//! workgroup id selects the program (one compile, one dispatch per batch). Every lane writes the frame
+//! (sixteen dwords) at the end.
+//!
+//! A batch whose programs all agree costs one job per backend. When a backend refuses the batch (an
+//! instruction it does not translate) or the outputs differ, each program runs alone; a divergent program is
+//! minimised (items removed, then input columns zeroed, while the difference stays) and reported with its seed,
+//! batch and index and as a regression file ([`Regression`]) that `tests/fuzz_regressions.rs` replays.
+//! The stream is a pure function of the seed: `--seed S --count N` repeats exactly.
+
+use measurements::job::{Backend, BackendError, Job, JobOutput};
+use measurements::kernel::Kernel;
+use measurements::FloatMode;
+use reference_model::isa::encode::{self as enc, Src, Vop3};
+use reference_model::isa::{Op, Target};
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+
+const T: Target = Target::Gfx1013;
+/// Threads per workgroup (two waves of 32, or one of 64).
+pub const THREADS: u32 = 64;
+/// Input dwords per lane (loaded into v10..v17).
+pub const INPUTS: u32 = 8;
+/// Output dwords per lane (v10..v25).
+pub const OUTPUTS: u32 = 16;
+
+/// A small, fast, repeatable generator (xorshift64*).
+#[derive(Clone, Debug)]
+pub struct Rng(u64);
+
+impl Rng {
+    /// A generator for `seed` (any value; 0 is mapped away).
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed ^ 0x9e37_79b9_7f4a_7c15 | 1)
+    }
+    /// The next 64 random bits.
+    pub fn bits(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    /// A value below `n` (n > 0).
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.bits() % n
+    }
+    /// One of `items`.
+    pub fn pick<T: Copy>(&mut self, items: &[T]) -> T {
+        items[self.below(items.len() as u64) as usize]
+    }
+    /// True with probability `p` percent.
+    pub fn chance(&mut self, p: u64) -> bool {
+        self.below(100) < p
+    }
+}
+
+/// f32 values by class: zeros, denormals, the smallest normal, one and its neighbours, halves, integers at
+/// 2^23/2^31, the largest finite, infinities, quiet and signalling NaNs with payloads.
+const F32_SPECIAL: [u32; 22] = [
+    0x0000_0000,
+    0x8000_0000,
+    0x0000_0001,
+    0x807f_ffff,
+    0x0040_0000,
+    0x0080_0000,
+    0x3f80_0000,
+    0xbf80_0000,
+    0x3f7f_ffff,
+    0x3f80_0001,
+    0x3f00_0000,
+    0xbfc0_0000,
+    0x4b00_0000,
+    0x4f00_0000,
+    0xcf00_0001,
+    0x7f7f_ffff,
+    0x7f80_0000,
+    0xff80_0000,
+    0x7fc0_0000,
+    0xffc0_1234,
+    0x7f80_0001,
+    0xffbf_ffff,
+];
+/// f16 values by class, as the low half.
+const F16_SPECIAL: [u32; 14] = [
+    0x0000, 0x8000, 0x0001, 0x83ff, 0x0400, 0x3c00, 0xbc00, 0x3bff, 0x7bff, 0x7c00, 0xfc00, 0x7e00,
+    0x7d01, 0xfdff,
+];
+
+/// One input or literal dword by class.
+fn value(r: &mut Rng) -> u32 {
+    match r.below(10) {
+        0..=3 => r.pick(&F32_SPECIAL),
+        4 => r.pick(&F16_SPECIAL) | r.pick(&F16_SPECIAL) << 16,
+        5 => r.below(70) as u32,
+        6 => (r.below(40) as i32 - 20) as u32,
+        7 => {
+            // Near the exponent extremes, where flushing and overflow decide.
+            let sign = (r.below(2) as u32) << 31;
+            let exp = r.pick(&[0u32, 1, 2, 125, 126, 127, 128, 149, 150, 253, 254]);
+            sign | exp << 23 | (r.bits() as u32 & 0x7f_ffff)
+        }
+        _ => r.bits() as u32,
+    }
+}
+
+/// The inline float constants' source codes: 0.5, -0.5, 1.0, -1.0, 2.0, -2.0, 4.0, -4.0, 1/(2pi).
+const INLINE_FLOATS: [u16; 9] = [240, 241, 242, 243, 244, 245, 246, 247, 248];
+
+/// A VALU source: mostly the frame's VGPRs; SGPRs, inline constants and special literals the rest.
+fn source(r: &mut Rng, scalar_ok: bool) -> Src {
+    match r.below(20) {
+        0..=10 => vgpr(r),
+        11..=13 if scalar_ok => Src::s(10 + r.below(6) as u8),
+        14 | 15 => Src::int(r.below(81) as i32 - 16),
+        16 => Src::code(r.pick(&INLINE_FLOATS)),
+        17..=19 if scalar_ok => Src::lit(value(r)),
+        _ => vgpr(r),
+    }
+}
+
+fn vgpr(r: &mut Rng) -> Src {
+    Src::v(10 + r.below(8) as u8)
+}
+
+fn vdst(r: &mut Rng) -> u8 {
+    10 + r.below(8) as u8
+}
+
+/// Whether an operation takes the float source and output modifiers.
+fn is_float(op: Op) -> bool {
+    let m = op.mnemonic();
+    (m.contains("_f32") || m.contains("_f16"))
+        && !m.starts_with("v_cvt_f32_i32")
+        && !m.starts_with("v_cvt_f32_u32")
+        && !m.starts_with("v_cvt_f16_i16")
+        && !m.starts_with("v_cvt_f16_u16")
+        && !m.starts_with("v_cvt_f32_ubyte")
+        && !m.starts_with("v_cvt_off")
+}
+
+/// Whether a float operation's result is a float (output modifiers apply), not an integer.
+fn float_result(op: Op) -> bool {
+    let m = op.mnemonic();
+    !(m.starts_with("v_cvt_i")
+        || m.starts_with("v_cvt_u")
+        || m.starts_with("v_cvt_flr")
+        || m.starts_with("v_cvt_rpi")
+        || m.starts_with("v_frexp_exp"))
+}
+
+/// The VOP2 operations drawn (two sources, VGPR second source).
+const VOP2: &[Op] = &[
+    Op::VAddNcU32,
+    Op::VSubNcU32,
+    Op::VSubrevNcU32,
+    Op::VAndB32,
+    Op::VOrB32,
+    Op::VXorB32,
+    Op::VXnorB32,
+    Op::VLshlrevB32,
+    Op::VLshrrevB32,
+    Op::VAshrrevI32,
+    Op::VMinU32,
+    Op::VMaxU32,
+    Op::VMinI32,
+    Op::VMaxI32,
+    Op::VMulU32U24,
+    Op::VMulI32I24,
+    Op::VMulHiU32U24,
+    Op::VAddF32,
+    Op::VSubF32,
+    Op::VSubrevF32,
+    Op::VMulF32,
+    Op::VMinF32,
+    Op::VMaxF32,
+    Op::VMulLegacyF32,
+    Op::VAddF16,
+    Op::VSubF16,
+    Op::VMulF16,
+    Op::VMinF16,
+    Op::VMaxF16,
+    Op::VLdexpF16,
+    Op::VCndmaskB32,
+    Op::VFmacF32,
+    Op::VFmacF16,
+];
+
+/// The VOP1 operations drawn.
+const VOP1: &[Op] = &[
+    Op::VMovB32,
+    Op::VNotB32,
+    Op::VBfrevB32,
+    Op::VFfbhU32,
+    Op::VFfblB32,
+    Op::VFfbhI32,
+    Op::VCvtF32I32,
+    Op::VCvtF32U32,
+    Op::VCvtI32F32,
+    Op::VCvtU32F32,
+    Op::VCvtF16F32,
+    Op::VCvtFlrI32F32,
+    Op::VCvtRpiI32F32,
+    Op::VCvtF32Ubyte0,
+    Op::VCvtF32Ubyte3,
+    Op::VCvtOffF32I4,
+    Op::VFractF32,
+    Op::VTruncF32,
+    Op::VCeilF32,
+    Op::VRndneF32,
+    Op::VFloorF32,
+    Op::VFrexpMantF32,
+    Op::VFrexpExpI32F32,
+    Op::VCvtF16U16,
+    Op::VCvtF16I16,
+    Op::VCvtU16F16,
+    Op::VCvtI16F16,
+    Op::VFloorF16,
+    Op::VCeilF16,
+    Op::VTruncF16,
+    Op::VRndneF16,
+    Op::VFractF16,
+    Op::VFrexpMantF16,
+    Op::VFrexpExpI16F16,
+];
+
+/// VOP3-only operations drawn, with their source counts.
+const VOP3: &[(Op, usize)] = &[
+    (Op::VFmaF32, 3),
+    (Op::VFmaF16, 3),
+    (Op::VMed3F32, 3),
+    (Op::VMin3F32, 3),
+    (Op::VMax3F32, 3),
+    (Op::VMed3F16, 3),
+    (Op::VLdexpF32, 2),
+    (Op::VBfeU32, 3),
+    (Op::VBfeI32, 3),
+    (Op::VBfiB32, 3),
+    (Op::VMulLoU32, 2),
+    (Op::VMulHiU32, 2),
+    (Op::VAdd3U32, 3),
+    (Op::VLshlAddU32, 3),
+    (Op::VAndOrB32, 3),
+    (Op::VOr3B32, 3),
+    (Op::VXadU32, 3),
+    (Op::VMadU32U24, 3),
+    (Op::VAlignbitB32, 3),
+];
+
+/// The compares drawn.
+const VOPC: &[Op] = &[
+    Op::VCmpLtF32,
+    Op::VCmpEqF32,
+    Op::VCmpLeF32,
+    Op::VCmpGtF32,
+    Op::VCmpLgF32,
+    Op::VCmpOF32,
+    Op::VCmpUF32,
+    Op::VCmpNgeF32,
+    Op::VCmpNeqF32,
+    Op::VCmpLtF16,
+    Op::VCmpEqF16,
+    Op::VCmpNltF16,
+    Op::VCmpLtI32,
+    Op::VCmpEqU32,
+    Op::VCmpGtU32,
+    Op::VCmpNeI32,
+];
+
+const SOP2: &[Op] = &[
+    Op::SAddU32,
+    Op::SSubU32,
+    Op::SAndB32,
+    Op::SOrB32,
+    Op::SXorB32,
+    Op::SLshlB32,
+    Op::SLshrB32,
+    Op::SAshrI32,
+    Op::SMinU32,
+    Op::SMaxI32,
+    Op::SMulI32,
+    Op::SBfeU32,
+    Op::SCselectB32,
+];
+
+const SOP1: &[Op] = &[
+    Op::SMovB32,
+    Op::SNotB32,
+    Op::SBrevB32,
+    Op::SBcnt1I32B32,
+    Op::SFf1I32B32,
+    Op::SFlbitI32B32,
+];
+
+/// One element of a program.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Item {
+    /// One instruction's words; `alt` is the same operation in its VOP3 form (for the metamorphic check).
+    Inst {
+        /// The words.
+        words: Vec<u32>,
+        /// The VOP3 form, when the words are a VOP1/VOP2/VOPC encoding.
+        alt: Option<Vec<u32>>,
+    },
+    /// `s_and_saveexec` with a mask SGPR, the body, EXEC restored.
+    Exec {
+        /// The mask SGPR (even, so wave64 reads a pair).
+        mask: u8,
+        /// VALU items.
+        body: Vec<Item>,
+    },
+    /// A forward branch over the body (`op` a SOPP conditional branch).
+    Skip {
+        /// s_cbranch_vccz, s_cbranch_execz or s_cbranch_scc0.
+        op: Op,
+        /// The skipped items.
+        body: Vec<Item>,
+    },
+    /// The body `turns` times, counted in s18.
+    Loop {
+        /// 1..=3.
+        turns: u16,
+        /// Items (no loops inside).
+        body: Vec<Item>,
+    },
+}
+
+/// A VALU instruction (and its VOP3 form when it has a shorter one).
+fn valu(r: &mut Rng) -> Item {
+    let inst = |words: Vec<u32>, alt: Option<Vec<u32>>| Item::Inst { words, alt };
+    loop {
+        match r.below(10) {
+            0..=2 => {
+                let op = r.pick(VOP2);
+                let d = vdst(r);
+                let s0 = source(r, true);
+                let s1 = 10 + r.below(8) as u8;
+                // v_cndmask_b32 names VCC as its third source in VOP3 form.
+                let e64: Vec<Src> = if op == Op::VCndmaskB32 {
+                    vec![s0, Src::v(s1), Src::s(106)]
+                } else {
+                    vec![s0, Src::v(s1)]
+                };
+                if r.chance(25) {
+                    if let Ok(w) = vop3_form(r, op, d, &e64) {
+                        return inst(w, None);
+                    }
+                }
+                let Ok(w) = enc::vop2(T, op, d, s0, s1) else {
+                    continue;
+                };
+                let alt = enc::vop3(T, op, d, &e64, Vop3::default()).ok();
+                return inst(w, alt);
+            }
+            3..=4 => {
+                let op = r.pick(VOP1);
+                let d = vdst(r);
+                let mut s0 = source(r, true);
+                // The 16-bit integer sources take no inline float (the model reads those its own way).
+                if matches!(op, Op::VCvtF16I16 | Op::VCvtF16U16) && (240..=248).contains(&s0.code) {
+                    s0 = vgpr(r);
+                }
+                if r.chance(25) {
+                    if let Ok(w) = vop3_form(r, op, d, &[s0]) {
+                        return inst(w, None);
+                    }
+                }
+                let Ok(w) = enc::vop1(T, op, d, s0) else {
+                    continue;
+                };
+                let alt = enc::vop3(T, op, d, &[s0], Vop3::default()).ok();
+                return inst(w, alt);
+            }
+            5..=6 => {
+                let (op, n) = r.pick(VOP3);
+                let d = vdst(r);
+                // At most one SGPR or literal among the sources (the constant bus).
+                let mut srcs = Vec::new();
+                let mut scalar = false;
+                for _ in 0..n {
+                    let s = source(r, !scalar);
+                    scalar |= s.code == 255 || s.code < 128;
+                    srcs.push(s);
+                }
+                let Ok(w) = vop3_form(r, op, d, &srcs) else {
+                    continue;
+                };
+                return inst(w, None);
+            }
+            7 => {
+                // A compare into VCC or an SGPR (pair), then a select on VCC.
+                let op = r.pick(VOPC);
+                let s0 = source(r, true);
+                let s1 = 10 + r.below(8) as u8;
+                if r.chance(30) {
+                    let m = Vop3 {
+                        neg: if is_float(op) { r.below(4) as u8 } else { 0 },
+                        abs: if is_float(op) { r.below(4) as u8 } else { 0 },
+                        ..Vop3::default()
+                    };
+                    let sd = r.pick(&[10u8, 12, 14, 106]);
+                    let Ok(w) = enc::vop3(T, op, sd, &[s0, Src::v(s1)], m) else {
+                        continue;
+                    };
+                    return inst(w, None);
+                }
+                let Ok(w) = enc::vopc(T, op, s0, s1) else {
+                    continue;
+                };
+                // The VOP3 form writing VCC.
+                let alt = enc::vop3(T, op, 106, &[s0, Src::v(s1)], Vop3::default()).ok();
+                return inst(w, alt);
+            }
+            _ => {
+                let d = vdst(r);
+                let s0 = source(r, true);
+                let s1 = 10 + r.below(8) as u8;
+                let Ok(w) = enc::vop2(T, Op::VCndmaskB32, d, s0, s1) else {
+                    continue;
+                };
+                let alt = enc::vop3(
+                    T,
+                    Op::VCndmaskB32,
+                    d,
+                    &[s0, Src::v(s1), Src::s(106)],
+                    Vop3::default(),
+                )
+                .ok();
+                return inst(w, alt);
+            }
+        }
+    }
+}
+
+/// `op` in VOP3 form with random modifiers where it takes them.
+fn vop3_form(r: &mut Rng, op: Op, d: u8, srcs: &[Src]) -> Result<Vec<u32>, String> {
+    let n = srcs.len() as u64;
+    // The float sources (v_ldexp's exponent is an integer).
+    let float_srcs: u8 = if matches!(op, Op::VLdexpF32 | Op::VLdexpF16) {
+        1
+    } else {
+        (1 << n) - 1
+    };
+    let m = if is_float(op) && !matches!(op, Op::VCndmaskB32) {
+        Vop3 {
+            neg: r.below(1 << n) as u8 & float_srcs & if r.chance(40) { 0xff } else { 0 },
+            abs: r.below(1 << n) as u8 & float_srcs & if r.chance(40) { 0xff } else { 0 },
+            omod: if float_result(op) && r.chance(20) {
+                r.below(4) as u8
+            } else {
+                0
+            },
+            clamp: float_result(op) && r.chance(20),
+            sdst: None,
+        }
+    } else {
+        Vop3::default()
+    };
+    enc::vop3(T, op, d, srcs, m)
+}
+
+/// A SALU instruction on s10..s15 (SCC as a side effect).
+fn salu(r: &mut Rng) -> Item {
+    let sd = 10 + r.below(6) as u8;
+    let ssrc = |r: &mut Rng| match r.below(4) {
+        0 => Src::lit(value(r)),
+        1 => Src::int(r.below(81) as i32 - 16),
+        _ => Src::s(10 + r.below(6) as u8),
+    };
+    let words = loop {
+        let w = match r.below(4) {
+            0 => {
+                let op = r.pick(SOP1);
+                enc::sop1(T, op, sd, ssrc(r))
+            }
+            1 => enc::sopc(
+                T,
+                r.pick(&[Op::SCmpLtU32, Op::SCmpEqU32, Op::SCmpGtI32]),
+                ssrc(r),
+                ssrc(r),
+            ),
+            _ => {
+                let op = r.pick(SOP2);
+                let a = ssrc(r);
+                // One literal per instruction.
+                let b = if a.code == 255 {
+                    Src::s(10 + r.below(6) as u8)
+                } else {
+                    ssrc(r)
+                };
+                enc::sop2(T, op, sd, a, b)
+            }
+        };
+        if let Ok(w) = w {
+            break w;
+        }
+    };
+    Item::Inst { words, alt: None }
+}
+
+/// One item at nesting depth `depth` (blocks only at depth 0; loops hold no loops).
+fn item(r: &mut Rng, wave: u32, depth: u32) -> Item {
+    let roll = r.below(100);
+    if depth == 0 && roll < 6 {
+        let body = (0..1 + r.below(3)).map(|_| valu(r)).collect();
+        return Item::Exec {
+            mask: r.pick(&[10u8, 12, 14]),
+            body,
+        };
+    }
+    if depth == 0 && roll < 10 {
+        let body = (0..1 + r.below(3)).map(|_| item(r, wave, 1)).collect();
+        return Item::Skip {
+            op: r.pick(&[Op::SCbranchVccz, Op::SCbranchExecz, Op::SCbranchScc0]),
+            body,
+        };
+    }
+    if depth == 0 && roll < 14 {
+        let body = (0..1 + r.below(4)).map(|_| item(r, wave, 1)).collect();
+        return Item::Loop {
+            turns: 1 + r.below(3) as u16,
+            body,
+        };
+    }
+    if roll < 18 {
+        return lds_exchange(r, wave);
+    }
+    if roll < 20 {
+        // Another input dword of the lane.
+        let d = vdst(r);
+        let off = 4 * r.below(INPUTS as u64) as u16;
+        let mut words = enc::mubuf(
+            T,
+            Op::BufferLoadDword,
+            enc::Buf {
+                vdata: d,
+                vaddr: 1,
+                srsrc: 0,
+                soffset: Src::int(0),
+                offset: off,
+                offen: true,
+            },
+        )
+        .expect("encodes");
+        words.extend(enc::sopp(T, Op::SWaitcnt, 0x3f70).expect("encodes"));
+        return Item::Inst { words, alt: None };
+    }
+    if roll < 22 {
+        // A run-time change of the round or denormal fields.
+        let op = r.pick(&[Op::SRoundMode, Op::SDenormMode]);
+        let words = enc::sopp(T, op, r.below(16) as u16).expect("encodes");
+        return Item::Inst { words, alt: None };
+    }
+    if roll < 34 {
+        return salu(r);
+    }
+    valu(r)
+}
+
+/// Each lane writes a frame register to its LDS dword and reads the dword of the lane `k` places away
+/// (xor, inside the wave).
+fn lds_exchange(r: &mut Rng, wave: u32) -> Item {
+    let k = 1 + r.below(wave as u64 - 1) as i32;
+    let (src, dst) = (vdst(r), vdst(r));
+    let mut words = Vec::new();
+    words.extend(enc::vop2(T, Op::VXorB32, 4, Src::int(k), 0).expect("encodes"));
+    words.extend(enc::vop2(T, Op::VLshlrevB32, 4, Src::int(2), 4).expect("encodes"));
+    words.extend(enc::ds(T, Op::DsWriteB32, 0, 3, [src, 0], [0, 0]).expect("encodes"));
+    words.extend(enc::sopp(T, Op::SWaitcnt, 0xc07f).expect("encodes"));
+    words.extend(enc::ds(T, Op::DsReadB32, dst, 4, [0, 0], [0, 0]).expect("encodes"));
+    words.extend(enc::sopp(T, Op::SWaitcnt, 0xc07f).expect("encodes"));
+    Item::Inst { words, alt: None }
+}
+
+/// One program: the scalar frame from literals, VCC from a compare, then 4 to 24 items.
+pub fn program(r: &mut Rng, wave: u32) -> Vec<Item> {
+    let mut items = Vec::new();
+    for s in 10..16u8 {
+        let words = enc::sop1(T, Op::SMovB32, s, Src::lit(value(r))).expect("encodes");
+        items.push(Item::Inst { words, alt: None });
+    }
+    let words = enc::vopc(T, r.pick(VOPC), vgpr(r), 10 + r.below(8) as u8).expect("encodes");
+    items.push(Item::Inst { words, alt: None });
+    let n = 4 + r.below(21);
+    for _ in 0..n {
+        items.push(item(r, wave, 0));
+    }
+    items
+}
+
+/// How programs are emitted.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Rewrite {
+    /// VOP1/VOP2/VOPC instructions in their VOP3 form.
+    pub vop3: bool,
+    /// `s_nop 0` after every item.
+    pub nops: bool,
+    /// The program inside `s_or_saveexec -1` ... EXEC restored (EXEC is already all ones there).
+    pub exec_wrap: bool,
+}
+
+fn emit_items(items: &[Item], wave: u32, rw: Rewrite, out: &mut Vec<u32>) {
+    let sop = |op, imm: u16| enc::sopp(T, op, imm).expect("encodes");
+    for it in items {
+        match it {
+            Item::Inst { words, alt } => match (rw.vop3, alt) {
+                (true, Some(a)) => out.extend(a),
+                _ => out.extend(words),
+            },
+            Item::Exec { mask, body } => {
+                let w = if wave == 64 {
+                    enc::sop1(T, Op::SAndSaveexecB64, 16, Src::s(*mask))
+                } else {
+                    enc::sop1(T, Op::SAndSaveexecB32, 16, Src::s(*mask))
+                };
+                out.extend(w.expect("encodes"));
+                emit_items(body, wave, rw, out);
+                let w = if wave == 64 {
+                    enc::sop1(T, Op::SMovB64, 126, Src::s(16))
+                } else {
+                    enc::sop1(T, Op::SMovB32, 126, Src::s(16))
+                };
+                out.extend(w.expect("encodes"));
+            }
+            Item::Skip { op, body } => {
+                let mut b = Vec::new();
+                emit_items(body, wave, rw, &mut b);
+                out.extend(sop(*op, b.len() as u16));
+                out.extend(b);
+            }
+            Item::Loop { turns, body } => {
+                out.extend(enc::sopk(T, Op::SMovkI32, 18, *turns).expect("encodes"));
+                let mut b = Vec::new();
+                emit_items(body, wave, rw, &mut b);
+                let len = b.len() as i32;
+                out.extend(b);
+                out.extend(
+                    enc::sop2(T, Op::SSubU32, 18, Src::s(18), Src::int(1)).expect("encodes"),
+                );
+                out.extend(enc::sopc(T, Op::SCmpLgU32, Src::s(18), Src::int(0)).expect("encodes"));
+                out.extend(sop(Op::SCbranchScc1, (-(len + 3)) as i16 as u16));
+            }
+        }
+        if rw.nops {
+            out.extend(sop(Op::SNop, 0));
+        }
+    }
+}
+
+/// The kernel words running `programs` (program i in workgroup i) in wave size `wave`.
+pub fn kernel_words(programs: &[Vec<Item>], wave: u32, rw: Rewrite) -> Result<Vec<u32>, String> {
+    Ok(kernel_layout(programs, wave, rw)?.0)
+}
+
+/// Word ranges `[start, end)`, one per program.
+pub type Ranges = Vec<(usize, usize)>;
+
+/// [`kernel_words`] and the word range `[start, end)` of each program.
+pub fn kernel_layout(
+    programs: &[Vec<Item>],
+    wave: u32,
+    rw: Rewrite,
+) -> Result<(Vec<u32>, Ranges), String> {
+    let e = |w: Result<Vec<u32>, String>| w.expect("the fixed frame encodes");
+    let mut w = Vec::new();
+    // Global lane, its input (8 dwords) and output (16 dwords) offsets, the inputs, the LDS address.
+    w.extend(e(enc::sop2(
+        T,
+        Op::SMulI32,
+        9,
+        Src::s(8),
+        Src::int(THREADS as i32),
+    )));
+    w.extend(e(enc::vop2(T, Op::VAddNcU32, 1, Src::s(9), 0)));
+    w.extend(e(enc::vop2(T, Op::VLshlrevB32, 2, Src::int(6), 1)));
+    w.extend(e(enc::vop2(T, Op::VLshlrevB32, 1, Src::int(5), 1)));
+    w.extend(e(enc::mubuf(
+        T,
+        Op::BufferLoadDwordx4,
+        enc::Buf {
+            vdata: 10,
+            vaddr: 1,
+            srsrc: 0,
+            soffset: Src::int(0),
+            offset: 0,
+            offen: true,
+        },
+    )));
+    w.extend(e(enc::mubuf(
+        T,
+        Op::BufferLoadDwordx4,
+        enc::Buf {
+            vdata: 14,
+            vaddr: 1,
+            srsrc: 0,
+            soffset: Src::int(0),
+            offset: 16,
+            offen: true,
+        },
+    )));
+    w.extend(e(enc::vop2(T, Op::VLshlrevB32, 3, Src::int(2), 0)));
+    w.extend(e(enc::sopp(T, Op::SWaitcnt, 0x3f70)));
+    let bodies: Vec<Vec<u32>> = programs
+        .iter()
+        .map(|p| {
+            let mut b = Vec::new();
+            if rw.exec_wrap {
+                let op = if wave == 64 {
+                    Op::SOrSaveexecB64
+                } else {
+                    Op::SOrSaveexecB32
+                };
+                b.extend(e(enc::sop1(T, op, 20, Src::int(-1))));
+            }
+            emit_items(p, wave, rw, &mut b);
+            if rw.exec_wrap {
+                let op = if wave == 64 { Op::SMovB64 } else { Op::SMovB32 };
+                b.extend(e(enc::sop1(T, op, 126, Src::s(20))));
+            }
+            b
+        })
+        .collect();
+    // The selection chain: s_cmp_eq_u32 s8, i; s_cbranch_scc1 to program i; then s_endpgm.
+    // The frame: s10..s15 and VCC as lanes see them, then 16 dwords per lane.
+    let mut epilogue = Vec::new();
+    for (k, s) in (10..16u8).enumerate() {
+        epilogue.extend(e(enc::vop1(T, Op::VMovB32, 18 + k as u8, Src::s(s))));
+    }
+    epilogue.extend(e(enc::vop1(T, Op::VMovB32, 24, Src::s(106))));
+    epilogue.extend(e(enc::vop2(T, Op::VCndmaskB32, 25, Src::int(0), 3)));
+    for k in 0..4u8 {
+        epilogue.extend(e(enc::mubuf(
+            T,
+            Op::BufferStoreDwordx4,
+            enc::Buf {
+                vdata: 10 + 4 * k,
+                vaddr: 2,
+                srsrc: 1,
+                soffset: Src::int(0),
+                offset: 16 * k as u16,
+                offen: true,
+            },
+        )));
+    }
+    epilogue.extend(e(enc::sopp(T, Op::SEndpgm, 0)));
+    // Layout: prologue, selection chain, s_endpgm, the shared frame store, the programs (each branching to
+    // the frame store): one copy of the buffer stores per kernel keeps the module small.
+    let cmp_len = |i: usize| if i <= 64 { 2 } else { 3 };
+    let chain: usize = (0..programs.len()).map(cmp_len).sum::<usize>() + 1;
+    let frame_at = w.len() + chain;
+    let mut at = frame_at + epilogue.len();
+    let mut starts = Vec::new();
+    for b in &bodies {
+        starts.push(at);
+        at += b.len() + 1;
+    }
+    let far = || "the batch is too long for a branch: fewer programs".to_string();
+    for (i, &s) in starts.iter().enumerate() {
+        w.extend(e(enc::sopc(
+            T,
+            Op::SCmpEqU32,
+            Src::s(8),
+            Src::int(i as i32),
+        )));
+        let off = i16::try_from(s as i64 - (w.len() as i64 + 1)).map_err(|_| far())?;
+        w.extend(e(enc::sopp(T, Op::SCbranchScc1, off as u16)));
+    }
+    w.extend(e(enc::sopp(T, Op::SEndpgm, 0)));
+    w.extend(&epilogue);
+    let mut ranges = Vec::new();
+    for b in &bodies {
+        let s = w.len();
+        w.extend(b);
+        let off = i16::try_from(frame_at as i64 - (w.len() as i64 + 1)).map_err(|_| far())?;
+        w.extend(e(enc::sopp(T, Op::SBranch, off as u16)));
+        ranges.push((s, w.len()));
+    }
+    Ok((w, ranges))
+}
+
+/// A job running `words` with `groups` workgroups of [`THREADS`] lanes and the lanes' `inputs`.
+pub fn job(words: &[u32], wave: u32, groups: u32, mode: FloatMode, inputs: &[Vec<u32>]) -> Job {
+    let mut k = Kernel::agc_buffer(
+        "fuzz",
+        words,
+        wave,
+        THREADS,
+        (INPUTS, OUTPUTS),
+        0xdead_beef,
+        4 * THREADS,
+    );
+    k.grid = [groups, 1, 1];
+    k.tgid = [true, false, false];
+    k.memory[0].bytes = groups * THREADS * INPUTS * 4;
+    k.memory[1].bytes = groups * THREADS * OUTPUTS * 4;
+    Job {
+        suite: "fuzz".into(),
+        kernel: Arc::new(k),
+        target: "gfx1013".into(),
+        mode,
+        dispatch: "0000000000000000".into(),
+        lanes: inputs
+            .iter()
+            .enumerate()
+            .map(|(l, v)| (l as u32, v.clone()))
+            .collect(),
+    }
+}
+
+/// One batch: its mode, wave size, programs and every lane's inputs.
+#[derive(Clone, Debug)]
+pub struct Batch {
+    /// The batch's float mode.
+    pub mode: FloatMode,
+    /// 32 or 64.
+    pub wave: u32,
+    /// The programs, one per workgroup.
+    pub programs: Vec<Vec<Item>>,
+    /// Inputs per lane, workgroup after workgroup.
+    pub inputs: Vec<Vec<u32>>,
+}
+
+/// Batch `index` of the stream of `seed` with `count` programs (`wave` forces the wave size).
+pub fn batch(seed: u64, index: u64, count: usize, wave: Option<u32>) -> Batch {
+    let mut r = Rng::new(seed.wrapping_mul(0x1000_0000_01b3) ^ index.wrapping_mul(0x9e37_79b9));
+    let mode = FloatMode {
+        float_mode: r.bits() as u8,
+        ieee: r.chance(50),
+        dx10_clamp: r.chance(50),
+        fp16_ovfl: r.chance(50),
+    };
+    let wave = wave.unwrap_or(if r.chance(50) { 32 } else { 64 });
+    let programs = (0..count).map(|_| program(&mut r, wave)).collect();
+    let inputs = (0..count as u32 * THREADS)
+        .map(|_| (0..INPUTS).map(|_| value(&mut r)).collect())
+        .collect();
+    Batch {
+        mode,
+        wave,
+        programs,
+        inputs,
+    }
+}
+
+/// A fuzz regression: a minimised divergent program with its inputs, as `tests/fuzz_regressions.rs` reads
+/// it (TOML).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Regression {
+    /// `fuzz-regression-v1`.
+    pub schema: String,
+    /// The seed, batch and program it came from.
+    pub origin: String,
+    /// The backend that diverged from the reference.
+    pub backend: String,
+    /// Mode, `c0/0/1/0` notation.
+    pub mode: String,
+    /// 32 or 64.
+    pub wave: u32,
+    /// The kernel words (one program).
+    pub words: Vec<String>,
+    /// The disassembly, for reading.
+    pub text: String,
+    /// The 64 lanes' inputs, eight hex dwords each.
+    pub inputs: Vec<String>,
+    /// The first differing lanes: inputs, the reference's and the backend's sixteen output dwords.
+    #[serde(default)]
+    pub lanes: Vec<String>,
+}
+
+impl Regression {
+    /// The job the regression runs.
+    pub fn job(&self) -> Result<Job, String> {
+        let mode = crate::sweep::parse_mode(&self.mode)?;
+        let hex =
+            |s: &str| u32::from_str_radix(s, 16).map_err(|_| format!("`{s}` is not a hex dword"));
+        let words: Vec<u32> = self
+            .words
+            .iter()
+            .map(|w| hex(w))
+            .collect::<Result<_, _>>()?;
+        let inputs: Vec<Vec<u32>> = self
+            .inputs
+            .iter()
+            .map(|l| {
+                l.split_whitespace()
+                    .map(hex)
+                    .collect::<Result<Vec<u32>, String>>()
+            })
+            .collect::<Result<_, _>>()?;
+        if inputs.len() != THREADS as usize || inputs.iter().any(|l| l.len() != INPUTS as usize) {
+            return Err(format!("{THREADS} lanes of {INPUTS} input dwords expected"));
+        }
+        if self.wave != 32 && self.wave != 64 {
+            return Err(format!("wave {} is not 32 or 64", self.wave));
+        }
+        Ok(job(&words, self.wave, 1, mode, &inputs))
+    }
+}
+
+/// How two backends' results of one job compare.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// The same memory, or the same kind of error.
+    Same,
+    /// The backend refused the job (unsupported): not a divergence.
+    Refused(String),
+    /// Different results; the lanes (global indices) whose outputs differ, or none when an error differs.
+    Differ(Vec<u32>),
+}
+
+/// Compares `reference` and `other` on one job.
+pub fn compare(
+    reference: &Result<JobOutput, BackendError>,
+    other: &Result<JobOutput, BackendError>,
+) -> Verdict {
+    match (reference, other) {
+        (_, Err(BackendError::Unsupported { reason, .. })) => Verdict::Refused(reason.clone()),
+        (Err(BackendError::Unsupported { reason, .. }), _) => Verdict::Refused(reason.clone()),
+        (Ok(a), Ok(b)) => {
+            let (Some(x), Some(y)) = (a.array("out"), b.array("out")) else {
+                return Verdict::Differ(Vec::new());
+            };
+            let lanes: Vec<u32> = x
+                .chunks(OUTPUTS as usize)
+                .zip(y.chunks(OUTPUTS as usize))
+                .enumerate()
+                .filter(|(_, (p, q))| p != q)
+                .map(|(i, _)| i as u32)
+                .collect();
+            if lanes.is_empty() && a.arrays == b.arrays {
+                Verdict::Same
+            } else {
+                Verdict::Differ(lanes)
+            }
+        }
+        (Err(a), Err(b)) if std::mem::discriminant(a) == std::mem::discriminant(b) => Verdict::Same,
+        _ => Verdict::Differ(Vec::new()),
+    }
+}
+
+/// What one fuzz run found.
+#[derive(Clone, Debug, Default)]
+pub struct Report {
+    /// Programs generated.
+    pub programs: u64,
+    /// Programs whose results were compared (not refused by a backend).
+    pub compared: u64,
+    /// Programs a backend refused, by reason (first words of it).
+    pub refused: std::collections::BTreeMap<String, u64>,
+    /// Minimised divergences.
+    pub divergences: Vec<Regression>,
+    /// Dispatches run per backend.
+    pub jobs: u64,
+}
+
+/// The word index an `Unsupported` error names (`v_sin_f32 (word 12)`).
+fn refused_word(e: &BackendError) -> Option<usize> {
+    let BackendError::Unsupported { instruction, .. } = e else {
+        return None;
+    };
+    let at = instruction.find("(word ")? + 6;
+    instruction[at..].split(')').next()?.trim().parse().ok()
+}
+
+/// Runs batch `index` of `seed` on `reference` and `others`, adding to `report`; `rw` rewrites the programs
+/// on the other backends (and, when set, on the reference too, against the plain programs: metamorphic).
+///
+/// The batch runs as one kernel. A refusal names a word: that program is counted refused and the rest run
+/// again. Differing lanes name their programs, which are minimised; any other disagreement (an error on one
+/// side) sends every remaining program through [`minimise`]'s check alone.
+#[allow(clippy::too_many_arguments)]
+pub fn run_batch(
+    reference: &dyn Backend,
+    others: &[&dyn Backend],
+    seed: u64,
+    index: u64,
+    count: usize,
+    wave: Option<u32>,
+    rw: Rewrite,
+    report: &mut Report,
+) -> Result<(), String> {
+    let b = batch(seed, index, count, wave);
+    report.programs += count as u64;
+    let mut runs: Vec<(String, &dyn Backend)> = Vec::new();
+    if rw != Rewrite::default() {
+        runs.push((format!("{} (rewritten)", reference.name()), reference));
+    }
+    for o in others {
+        runs.push((o.name(), *o));
+    }
+    // Indices into b.programs still to compare.
+    let mut active: Vec<usize> = (0..count).collect();
+    let refuse = |report: &mut Report, why: &BackendError| {
+        let key: String = why.to_string().chars().take(100).collect();
+        *report.refused.entry(key).or_default() += 1;
+    };
+    'again: while !active.is_empty() {
+        let progs: Vec<Vec<Item>> = active.iter().map(|&p| b.programs[p].clone()).collect();
+        let inputs: Vec<Vec<u32>> = active
+            .iter()
+            .flat_map(|&p| {
+                b.inputs[p * THREADS as usize..(p + 1) * THREADS as usize]
+                    .iter()
+                    .cloned()
+            })
+            .collect();
+        let (plain, plain_at) = kernel_layout(&progs, b.wave, Rewrite::default())?;
+        let (other, other_at) = kernel_layout(&progs, b.wave, rw)?;
+        let n = progs.len() as u32;
+        let want = reference.run(&job(&plain, b.wave, n, b.mode, &inputs));
+        report.jobs += 1;
+        if let Err(e) = &want {
+            if let Some(k) =
+                refused_word(e).and_then(|w| plain_at.iter().position(|r| (r.0..r.1).contains(&w)))
+            {
+                refuse(report, e);
+                active.remove(k);
+                continue 'again;
+            }
+        }
+        let mut divergent = std::collections::BTreeSet::new();
+        let mut unclear = false;
+        for (_, be) in &runs {
+            let got = be.run(&job(&other, b.wave, n, b.mode, &inputs));
+            if let Err(e) = &got {
+                if let Some(k) = refused_word(e)
+                    .and_then(|w| other_at.iter().position(|r| (r.0..r.1).contains(&w)))
+                {
+                    refuse(report, e);
+                    active.remove(k);
+                    continue 'again;
+                }
+            }
+            match compare(&want, &got) {
+                Verdict::Same => {}
+                Verdict::Differ(lanes) if !lanes.is_empty() => {
+                    divergent.extend(lanes.iter().map(|l| (l / THREADS) as usize));
+                }
+                _ => unclear = true,
+            }
+        }
+        if !unclear {
+            report.compared += (active.len() - divergent.len()) as u64;
+            for k in divergent {
+                single(reference, &runs, &b, active[k], rw, seed, index, report)?;
+            }
+            return Ok(());
+        }
+        // An error on one side only, or one without a word: each program alone.
+        for &p in &active {
+            single(reference, &runs, &b, p, rw, seed, index, report)?;
+        }
+        return Ok(());
+    }
+    Ok(())
+}
+
+/// Program `p` of `b` alone on every run: refused, the same, or minimised into the report.
+#[allow(clippy::too_many_arguments)]
+fn single(
+    reference: &dyn Backend,
+    runs: &[(String, &dyn Backend)],
+    b: &Batch,
+    p: usize,
+    rw: Rewrite,
+    seed: u64,
+    index: u64,
+    report: &mut Report,
+) -> Result<(), String> {
+    let inputs = &b.inputs[p * THREADS as usize..(p + 1) * THREADS as usize];
+    let one = |rw: Rewrite| kernel_words(std::slice::from_ref(&b.programs[p]), b.wave, rw);
+    let want = reference.run(&job(&one(Rewrite::default())?, b.wave, 1, b.mode, inputs));
+    let jr = job(&one(rw)?, b.wave, 1, b.mode, inputs);
+    for (name, be) in runs {
+        let got = be.run(&jr);
+        match compare(&want, &got) {
+            Verdict::Same => {}
+            Verdict::Refused(_) => {
+                let e = match (&want, &got) {
+                    (Err(e), _) | (_, Err(e)) => e.to_string(),
+                    _ => "refused".into(),
+                };
+                let key: String = e.chars().take(100).collect();
+                *report.refused.entry(key).or_default() += 1;
+                return Ok(());
+            }
+            Verdict::Differ(_) => {
+                let origin = format!("seed {seed} batch {index} program {p}");
+                report
+                    .divergences
+                    .push(minimise(reference, *be, name, b, p, rw, origin)?);
+                report.compared += 1;
+                return Ok(());
+            }
+        }
+    }
+    report.compared += 1;
+    Ok(())
+}
+
+fn body_len(it: &Item) -> usize {
+    match it {
+        Item::Exec { body, .. } | Item::Skip { body, .. } | Item::Loop { body, .. } => body.len(),
+        Item::Inst { .. } => 0,
+    }
+}
+
+/// Removes items and zeroes input columns of program `p` of `b` while `other` still differs from
+/// `reference` on it.
+fn minimise(
+    reference: &dyn Backend,
+    other: &dyn Backend,
+    name: &str,
+    b: &Batch,
+    p: usize,
+    rw: Rewrite,
+    origin: String,
+) -> Result<Regression, String> {
+    let mut prog = b.programs[p].clone();
+    let mut inputs: Vec<Vec<u32>> =
+        b.inputs[p * THREADS as usize..(p + 1) * THREADS as usize].to_vec();
+    let differs = |prog: &[Item], inputs: &[Vec<u32>]| -> Result<bool, String> {
+        let plain = kernel_words(&[prog.to_vec()], b.wave, Rewrite::default())?;
+        let rewritten = kernel_words(&[prog.to_vec()], b.wave, rw)?;
+        let want = reference.run(&job(&plain, b.wave, 1, b.mode, inputs));
+        let got = other.run(&job(&rewritten, b.wave, 1, b.mode, inputs));
+        Ok(matches!(compare(&want, &got), Verdict::Differ(_)))
+    };
+    // Items, repeatedly, top level and inside blocks.
+    let mut changed = true;
+    while changed {
+        changed = false;
+        let mut i = 0;
+        while i < prog.len() {
+            let mut trial = prog.clone();
+            trial.remove(i);
+            if differs(&trial, &inputs)? {
+                prog = trial;
+                changed = true;
+                continue;
+            }
+            // Inside a block: one item at a time, keeping at least one.
+            let mut k = 0;
+            while body_len(&prog[i]) > 1 && k < body_len(&prog[i]) {
+                let mut trial = prog.clone();
+                if let Item::Exec { body, .. } | Item::Skip { body, .. } | Item::Loop { body, .. } =
+                    &mut trial[i]
+                {
+                    body.remove(k);
+                }
+                if differs(&trial, &inputs)? {
+                    prog = trial;
+                    changed = true;
+                } else {
+                    k += 1;
+                }
+            }
+            i += 1;
+        }
+    }
+    // Input columns.
+    for c in 0..INPUTS as usize {
+        let mut trial = inputs.clone();
+        trial.iter_mut().for_each(|l| l[c] = 0);
+        if trial != inputs && differs(&prog, &trial)? {
+            inputs = trial;
+        }
+    }
+    let words = kernel_words(&[prog.clone()], b.wave, rw)?;
+    let text = reference_model::isa::disassemble(T, &words)
+        .unwrap_or_else(|e| format!("(not decodable: {e})"));
+    let plain = kernel_words(&[prog.clone()], b.wave, Rewrite::default())?;
+    let want = reference.run(&job(&plain, b.wave, 1, b.mode, &inputs));
+    let got = other.run(&job(&words, b.wave, 1, b.mode, &inputs));
+    let hex = |v: &[u32]| {
+        v.iter()
+            .map(|w| format!("{w:08x}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let outcome = |r: &Result<JobOutput, BackendError>| {
+        r.as_ref()
+            .map_or_else(|e| e.to_string(), |_| "finished".to_string())
+    };
+    let lanes = match (&want, &got, compare(&want, &got)) {
+        (Ok(a), Ok(g), Verdict::Differ(ls)) if !ls.is_empty() => {
+            let (x, y) = (a.array("out").unwrap_or(&[]), g.array("out").unwrap_or(&[]));
+            let o = OUTPUTS as usize;
+            ls.iter()
+                .take(4)
+                .map(|&l| {
+                    let l = l as usize;
+                    format!(
+                        "lane {l}: inputs {}; reference {}; {name} {}",
+                        hex(&inputs[l]),
+                        hex(&x[l * o..(l + 1) * o]),
+                        hex(&y[l * o..(l + 1) * o])
+                    )
+                })
+                .collect()
+        }
+        _ => vec![format!(
+            "reference: {}; {name}: {}",
+            outcome(&want),
+            outcome(&got)
+        )],
+    };
+    Ok(Regression {
+        schema: "fuzz-regression-v1".into(),
+        origin,
+        backend: name.to_string(),
+        mode: b.mode.canonical(),
+        wave: b.wave,
+        words: words.iter().map(|w| format!("{w:08x}")).collect(),
+        text,
+        inputs: inputs.iter().map(|l| hex(l)).collect(),
+        lanes,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use reference_model::exec::ModelBackend;
+
+    #[test]
+    fn batches_are_repeatable_and_decode() {
+        let a = batch(7, 3, 8, None);
+        let b = batch(7, 3, 8, None);
+        assert_eq!(a.programs, b.programs);
+        assert_eq!(a.inputs, b.inputs);
+        assert_ne!(batch(8, 3, 8, None).programs, a.programs);
+        for rw in [
+            Rewrite::default(),
+            Rewrite {
+                vop3: true,
+                nops: true,
+                exec_wrap: true,
+            },
+        ] {
+            let w = kernel_words(&a.programs, a.wave, rw).unwrap();
+            reference_model::isa::decode_all(T, &w).unwrap();
+        }
+    }
+
+    #[test]
+    fn the_model_runs_every_program_and_rewrites_change_nothing() {
+        let model = ModelBackend::default();
+        for i in 0..6 {
+            let b = batch(11, i, 16, None);
+            let w = kernel_words(&b.programs, b.wave, Rewrite::default()).unwrap();
+            let j = job(&w, b.wave, 16, b.mode, &b.inputs);
+            let out = model.run(&j).unwrap_or_else(|e| panic!("batch {i}: {e}"));
+            let o = out.array("out").unwrap();
+            // Every lane of every program wrote its frame.
+            assert_eq!(o.len(), 16 * THREADS as usize * 16);
+            assert!(
+                o.iter().all(|&x| x != 0xdead_beef),
+                "batch {i}: a lane wrote nothing"
+            );
+            let rw = Rewrite {
+                vop3: true,
+                nops: true,
+                exec_wrap: true,
+            };
+            let wr = kernel_words(&b.programs, b.wave, rw).unwrap();
+            let r = model.run(&job(&wr, b.wave, 16, b.mode, &b.inputs)).unwrap();
+            assert_eq!(
+                r.arrays, out.arrays,
+                "batch {i}: a rewrite changed the model's results"
+            );
+        }
+    }
+}
