@@ -538,19 +538,8 @@ fn item(r: &mut Rng, wave: u32, depth: u32) -> Item {
         // Another input dword of the lane.
         let d = vdst(r);
         let off = 4 * r.below(INPUTS as u64) as u16;
-        let mut words = enc::mubuf(
-            T,
-            Op::BufferLoadDword,
-            enc::Buf {
-                vdata: d,
-                vaddr: 1,
-                srsrc: 0,
-                soffset: Src::int(0),
-                offset: off,
-                offen: true,
-            },
-        )
-        .expect("encodes");
+        let mut words =
+            enc::mubuf(T, Op::BufferLoadDword, enc::Buf::offen(d, 1, 0, off)).expect("encodes");
         words.extend(enc::sopp(T, Op::SWaitcnt, 0x3f70).expect("encodes"));
         return Item::Inst { words, alt: None };
     }
@@ -686,26 +675,12 @@ pub fn kernel_layout(
     w.extend(e(enc::mubuf(
         T,
         Op::BufferLoadDwordx4,
-        enc::Buf {
-            vdata: 10,
-            vaddr: 1,
-            srsrc: 0,
-            soffset: Src::int(0),
-            offset: 0,
-            offen: true,
-        },
+        enc::Buf::offen(10, 1, 0, 0),
     )));
     w.extend(e(enc::mubuf(
         T,
         Op::BufferLoadDwordx4,
-        enc::Buf {
-            vdata: 14,
-            vaddr: 1,
-            srsrc: 0,
-            soffset: Src::int(0),
-            offset: 16,
-            offen: true,
-        },
+        enc::Buf::offen(14, 1, 0, 16),
     )));
     w.extend(e(enc::vop2(T, Op::VLshlrevB32, 3, Src::int(2), 0)));
     w.extend(e(enc::sopp(T, Op::SWaitcnt, 0x3f70)));
@@ -741,14 +716,7 @@ pub fn kernel_layout(
         epilogue.extend(e(enc::mubuf(
             T,
             Op::BufferStoreDwordx4,
-            enc::Buf {
-                vdata: 10 + 4 * k,
-                vaddr: 2,
-                srsrc: 1,
-                soffset: Src::int(0),
-                offset: 16 * k as u16,
-                offen: true,
-            },
+            enc::Buf::offen(10 + 4 * k, 2, 1, 16 * k as u16),
         )));
     }
     epilogue.extend(e(enc::sopp(T, Op::SEndpgm, 0)));

@@ -495,18 +495,10 @@ fn sweep(
     }
     let ctx = driver::Context::open(selector).map_err(|e| format!("{backend}: {e}"))?;
     let name = conformance::vulkan::backend_name(&ctx.info().name);
-    let bar = if std::io::stderr().is_terminal() {
-        let bar = indicatif::ProgressBar::new(end - start);
-        bar.set_style(
-            indicatif::ProgressStyle::with_template(
-                "{bar:40} {human_pos}/{human_len} inputs {per_sec} eta {eta}",
-            )
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-        );
-        bar
-    } else {
-        indicatif::ProgressBar::hidden()
-    };
+    let bar = progress_bar(
+        end - start,
+        "{bar:40} {human_pos}/{human_len} inputs {per_sec} eta {eta}",
+    );
     let mut result = sw::run(&ctx, &name, op, mode, (start, end), &mut |d| {
         bar.set_position(d)
     })?;
@@ -529,12 +521,7 @@ fn sweep(
         result.device_seconds,
         result.wall_seconds
     );
-    for d in result.first.iter().take(10) {
-        text.push_str(&format!(
-            "  input {:#010x}: got {:#010x}, model {:#010x}\n",
-            d.input, d.got, d.want
-        ));
-    }
+    text.push_str(&divergence_lines(&result.first));
     out::print(&text)?;
     if let Some(path) = out_file {
         let json = serde_json::to_string_pretty(&result).map_err(|e| e.to_string())?;
@@ -584,18 +571,10 @@ fn fuzz(
     } else {
         fz::Rewrite::default()
     };
-    let bar = if std::io::stderr().is_terminal() {
-        let bar = indicatif::ProgressBar::new(count);
-        bar.set_style(
-            indicatif::ProgressStyle::with_template(
-                "{bar:40} {pos}/{len} programs {per_sec} eta {eta} {wide_msg}",
-            )
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-        );
-        bar
-    } else {
-        indicatif::ProgressBar::hidden()
-    };
+    let bar = progress_bar(
+        count,
+        "{bar:40} {pos}/{len} programs {per_sec} eta {eta} {wide_msg}",
+    );
     let t0 = std::time::Instant::now();
     let mut report = fz::Report::default();
     let mut index = 0u64;
@@ -678,18 +657,40 @@ fn sweep_merge(files: &[PathBuf]) -> Result<ExitCode, String> {
     for (s, e) in &m.gaps {
         text.push_str(&format!("  missing inputs {s:#x}..{e:#x}\n"));
     }
-    for d in m.first.iter().take(10) {
-        text.push_str(&format!(
-            "  input {:#010x}: got {:#010x}, model {:#010x}\n",
-            d.input, d.got, d.want
-        ));
-    }
+    text.push_str(&divergence_lines(&m.first));
     out::print(&text)?;
     Ok(if m.divergences == 0 && m.gaps.is_empty() {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
     })
+}
+
+/// The first ten sweep divergences, a line each.
+fn divergence_lines(first: &[conformance::sweep::Divergence]) -> String {
+    first
+        .iter()
+        .take(10)
+        .map(|d| {
+            format!(
+                "  input {:#010x}: got {:#010x}, model {:#010x}\n",
+                d.input, d.got, d.want
+            )
+        })
+        .collect()
+}
+
+/// A progress bar of `len` steps on stderr when it is a terminal (hidden otherwise), drawn with `template`.
+fn progress_bar(len: u64, template: &str) -> indicatif::ProgressBar {
+    if !std::io::stderr().is_terminal() {
+        return indicatif::ProgressBar::hidden();
+    }
+    let bar = indicatif::ProgressBar::new(len);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(template)
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    bar
 }
 
 fn write_atomically(path: &Path, text: &str) -> Result<(), String> {

@@ -150,35 +150,11 @@ fn words_are_llvm_mcs_and_decode_back() {
             "v_med3_f32 v10, v11, 0x3f800001, 1.0",
         ),
         (
-            encode::mubuf(
-                T,
-                Op::BufferLoadDwordx4,
-                encode::Buf {
-                    vdata: 10,
-                    vaddr: 1,
-                    srsrc: 0,
-                    soffset: Src::int(0),
-                    offset: 0,
-                    offen: true,
-                },
-            )
-            .unwrap(),
+            encode::mubuf(T, Op::BufferLoadDwordx4, encode::Buf::offen(10, 1, 0, 0)).unwrap(),
             "buffer_load_dwordx4 v[10:13], v1, s[0:3], 0 offen",
         ),
         (
-            encode::mubuf(
-                T,
-                Op::BufferStoreDwordx4,
-                encode::Buf {
-                    vdata: 20,
-                    vaddr: 1,
-                    srsrc: 1,
-                    soffset: Src::int(0),
-                    offset: 16,
-                    offen: true,
-                },
-            )
-            .unwrap(),
+            encode::mubuf(T, Op::BufferStoreDwordx4, encode::Buf::offen(20, 1, 1, 16)).unwrap(),
             "buffer_store_dwordx4 v[20:23], v1, s[4:7], 0 offen offset:16",
         ),
         (

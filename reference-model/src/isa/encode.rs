@@ -256,6 +256,20 @@ pub struct Buf {
     pub offen: bool,
 }
 
+impl Buf {
+    /// `vdata, vaddr, s[4*srsrc..], 0 offen offset:offset`: the address VGPR an offset, no scalar offset.
+    pub const fn offen(vdata: u8, vaddr: u8, srsrc: u8, offset: u16) -> Buf {
+        Buf {
+            vdata,
+            vaddr,
+            srsrc,
+            soffset: Src::code(128),
+            offset,
+            offen: true,
+        }
+    }
+}
+
 /// MUBUF `op` with operands `b`.
 pub fn mubuf(target: Target, op: Op, b: Buf) -> Result<Vec<u32>, String> {
     let o = code_of(target, Encoding::Mubuf, op)?;
