@@ -578,18 +578,35 @@ fn fuzz(
     let t0 = std::time::Instant::now();
     let mut report = fz::Report::default();
     let mut index = 0u64;
+    let mut shown = 0;
+    let mut last_note = std::time::Instant::now();
     while report.programs < count {
         let n = batch.min((count - report.programs) as usize);
         fz::run_batch(reference, &others, seed, index, n, wave, rw, &mut report)?;
         index += 1;
         bar.set_position(report.programs);
         bar.set_message(format!("{} divergences", report.divergences.len()));
+        // Divergences as they are found (and saved), so a long run loses none.
+        for d in &report.divergences[shown..] {
+            let text = divergence_text(shown + 1, d, save)?;
+            bar.suspend(|| out::print(&text))?;
+            shown += 1;
+        }
+        if bar.is_hidden() && last_note.elapsed().as_secs() >= 60 {
+            out::warn(&format!(
+                "conformance fuzz: {} of {count} programs, {} divergences, {:.0} s",
+                report.programs,
+                report.divergences.len(),
+                t0.elapsed().as_secs_f64()
+            ));
+            last_note = std::time::Instant::now();
+        }
     }
     bar.finish_and_clear();
     let secs = t0.elapsed().as_secs_f64();
     let who: Vec<String> = all.iter().map(|b| b.name()).collect();
     let mut text = format!(
-        "fuzz seed {seed}: {} programs in {} batches on {}{}: {} compared, {} refused, {} divergences; {:.1} s ({:.0} programs/s)\n",
+        "fuzz seed {seed}: {} programs in {} batches on {}{}: {} compared, {} refused, {} divergences; {:.1} s ({:.1} programs/s)\n",
         report.programs,
         index,
         who.join(", "),
@@ -603,34 +620,36 @@ fn fuzz(
     for (why, n) in &report.refused {
         text.push_str(&format!("  refused {n}: {why}\n"));
     }
-    for (i, d) in report.divergences.iter().enumerate() {
-        text.push_str(&format!(
-            "\ndivergence {}: {} on {}, mode {}, wave{}; minimised program:\n{}",
-            i + 1,
-            d.origin,
-            d.backend,
-            d.mode,
-            d.wave,
-            d.text
-        ));
-        for l in &d.lanes {
-            text.push_str(&format!("  {l}\n"));
-        }
-        if let Some(dir) = save {
-            let name = d.origin.replace(' ', "-");
-            let path = dir.join(format!("{name}.toml"));
-            let toml = toml::to_string(d).map_err(|e| e.to_string())?;
-            measurements::atomic::write_atomic(&path, toml.as_bytes())
-                .map_err(|e| format!("{}: {e}", path.display()))?;
-            text.push_str(&format!("  regression written to {}\n", path.display()));
-        }
-    }
     out::print(&text)?;
     Ok(if report.divergences.is_empty() {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
     })
+}
+
+/// One minimised divergence for the terminal, written as a regression file into `save` when given.
+fn divergence_text(
+    i: usize,
+    d: &conformance::fuzz::Regression,
+    save: Option<&Path>,
+) -> Result<String, String> {
+    let mut text = format!(
+        "divergence {i}: {} on {}, mode {}, wave{}; minimised program:\n{}",
+        d.origin, d.backend, d.mode, d.wave, d.text
+    );
+    for l in &d.lanes {
+        text.push_str(&format!("  {l}\n"));
+    }
+    if let Some(dir) = save {
+        let path = dir.join(format!("{}.toml", d.origin.replace(' ', "-")));
+        let toml = toml::to_string(d).map_err(|e| e.to_string())?;
+        measurements::atomic::write_atomic(&path, toml.as_bytes())
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        text.push_str(&format!("  regression written to {}\n", path.display()));
+    }
+    text.push('\n');
+    Ok(text)
 }
 
 /// `conformance sweep-merge`.
