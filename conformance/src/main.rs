@@ -59,6 +59,10 @@ Sweeps: `conformance sweep --op v_fract_f32 --mode c0/0/1/0 --backend vulkan:NAM
 runs all 2^32 (2^16) inputs of a unary float operation on a device and compares them with the model's float
 library; `conformance sweep-merge F...` adds shards up.
 
+Fuzzing: `conformance fuzz --backend model --backend vulkan:NAME --seed S --count N [--metamorphic] [--save D]`
+compares random valid programs between backends (the first is the reference) and minimises what differs;
+`conformance fuzz-replay F...` runs saved divergences again.
+
 Exit status: 0 no cell mismatched outside the known differences; 1 some did (stderr names the backends,
 suites, cell counts and first measurement IDs); 2 bad input or usage. Output cut short by its reader
 (`| head`) is not an error.";
@@ -167,6 +171,16 @@ enum Sub {
         /// Write each minimised divergence as a regression file (TOML) into this folder.
         #[arg(long, value_name = "DIR")]
         save: Option<PathBuf>,
+    },
+    /// Run `fuzz --save` regression files on the backends (the first is the reference; default model and
+    /// vulkan) and say for each whether they agree now. Exit 1 when one still differs.
+    FuzzReplay {
+        /// Backends as for the main command.
+        #[arg(long = "backend", value_name = "NAME")]
+        backends: Vec<String>,
+        /// Regression files.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
     },
     /// Add up `sweep --out` results of one operation, mode and backend: coverage, gaps, overlaps and
     /// divergences. Exit 1 on a divergence or a gap.
@@ -292,6 +306,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             )
         }
         Some(Sub::SweepMerge { files }) => return sweep_merge(&files),
+        Some(Sub::FuzzReplay { backends, files }) => return fuzz_replay(&backends, &files),
         Some(Sub::Fuzz {
             backends,
             seed,
@@ -528,6 +543,66 @@ fn sweep(
         write_atomically(path, &json)?;
     }
     Ok(if result.divergences == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+/// `conformance fuzz-replay`.
+fn fuzz_replay(names: &[String], files: &[PathBuf]) -> Result<ExitCode, String> {
+    use conformance::fuzz as fz;
+    let mut jobs = Vec::new();
+    for f in files {
+        let text = std::fs::read_to_string(f).map_err(|e| format!("{}: {e}", f.display()))?;
+        let r: fz::Regression = toml::from_str(&text)
+            .map_err(|e| format!("{}: not a fuzz regression: {e}", f.display()))?;
+        if r.schema != "fuzz-regression-v1" {
+            return Err(format!(
+                "{}: schema `{}` is not fuzz-regression-v1",
+                f.display(),
+                r.schema
+            ));
+        }
+        jobs.push((
+            f,
+            r.job().map_err(|e| format!("{}: {e}", f.display()))?,
+            r.origin,
+        ));
+    }
+    let names: Vec<String> = if names.is_empty() {
+        vec!["model".into(), "vulkan".into()]
+    } else {
+        names.to_vec()
+    };
+    let all = backends::resolve(&names, Limits::default())?.backends;
+    if all.len() < 2 {
+        return Err("fuzz-replay needs two backends (the first is the reference)".into());
+    }
+    let mut differ = 0;
+    let mut text = String::new();
+    for (f, job, origin) in &jobs {
+        let want = all[0].run(job);
+        for b in &all[1..] {
+            let v = fz::compare(&want, &b.run(job));
+            let what = match &v {
+                fz::Verdict::Same => "agree".to_string(),
+                fz::Verdict::Refused(why) => format!("refused: {why}"),
+                fz::Verdict::Differ(lanes) => {
+                    differ += 1;
+                    format!("DIFFER in {} lanes", lanes.len())
+                }
+            };
+            text.push_str(&format!(
+                "{} ({origin}): {} and {}: {what}\n",
+                f.display(),
+                all[0].name(),
+                b.name()
+            ));
+        }
+    }
+    out::print(&text)?;
+    Ok(if differ == 0 {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)

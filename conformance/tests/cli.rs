@@ -736,3 +736,29 @@ fn sweep_shards_merge_and_bad_arguments_exit_2() {
     assert_eq!(junk.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&junk.stderr).contains("junk.json: not a sweep result"));
 }
+
+#[test]
+fn fuzz_replay_runs_saved_regressions_and_refuses_bad_files() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz-regressions");
+    let file = dir.join("seed-1-batch-7-program-21.toml");
+    let tmp = tempfile::tempdir().unwrap();
+    let bad = tmp.path().join("bad.toml");
+    std::fs::write(&bad, "schema = \"fuzz-regression-v1\"\n").unwrap();
+    let out = conformance(&["fuzz-replay", bad.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("bad.toml: not a fuzz regression"));
+    let out = conformance(&["fuzz-replay", "--backend", "model", file.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2), "one backend is a usage error");
+    if driver::Context::open(None).is_err() {
+        assert!(std::env::var_os("CI").is_none(), "CI must install lavapipe");
+        return;
+    }
+    let out = conformance(&["fuzz-replay", file.to_str().unwrap()]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("model and vulkan:llvmpipe: agree"));
+}
