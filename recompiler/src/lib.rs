@@ -35,6 +35,7 @@
 //! anything runs.
 #![deny(missing_docs)]
 
+pub mod audit;
 mod compile;
 mod ds;
 pub mod job;
@@ -224,6 +225,11 @@ pub fn compile(
     }
     let prog = program::Program::decode(target, words)?;
     let (spirv, lds_in_workgroup) = compile::compile(&prog, shape, regions)?;
+    // A module with an instruction the specs leave undefined is never run (a recompiler bug if it happens).
+    audit::check(&spirv).map_err(|why| Refusal {
+        instruction: "emitted module".into(),
+        reason: format!("the static check found an undefined operation ({why}); a recompiler bug"),
+    })?;
     Ok(Module {
         spirv,
         local_size: shape.waves() * shape.wave,

@@ -154,7 +154,12 @@ pub fn module(op: Op, mode: u32) -> Result<Vec<u32>, Refusal> {
     e.b.end_function();
     e.b.entry_point(spirv::ExecutionModel::GLCompute, main, "main", &[gid]);
     e.b.execution_mode(main, spirv::ExecutionMode::LocalSize, &[LOCAL_SIZE, 1, 1]);
-    Ok(std::mem::take(&mut e.b).assemble())
+    let words = std::mem::take(&mut e.b).assemble();
+    crate::audit::check(&words).map_err(|why| Refusal {
+        instruction: op.mnemonic().to_string(),
+        reason: format!("the static check found an undefined operation ({why}); a recompiler bug"),
+    })?;
+    Ok(words)
 }
 
 #[cfg(test)]
@@ -179,5 +184,11 @@ mod tests {
         assert_eq!(unary(Op::VCvtF16F32).unwrap().output_bits, 16);
         assert_eq!(unary(Op::VFractF16).unwrap().input_bits, 16);
         assert!(module(Op::VAddF32, 0).is_err());
+        // Every sweep module passes the static check (module() refuses one that does not).
+        for op in unary_ops() {
+            for mode in [0xc0, 0x2f3, 0x8000ff] {
+                module(op, mode).unwrap_or_else(|r| panic!("{}: {}", r.instruction, r.reason));
+            }
+        }
     }
 }

@@ -50,6 +50,10 @@ fn every_emitted_module_validates() {
                     }
                     Ok(p) => {
                         compiled += 1;
+                        // compile() runs the static check; run it here too so a change there cannot hide.
+                        recompiler::audit::check(&p.module.spirv).unwrap_or_else(|e| {
+                            panic!("{}: undefined operation: {e}", j.describe())
+                        });
                         let path = dir.path().join(format!("{compiled}.spv"));
                         let bytes: Vec<u8> = p
                             .module
