@@ -197,12 +197,10 @@ pub fn int32<L: Lower>(l: &mut L, op: Op, a: L::V, b: L::V, c: L::V, clamp: bool
             l.select(zero_width, z, down)
         }
         VBfiB32 => {
-            // (a & b) | (!a & c) written as c ^ (a & (b ^ c)): lavapipe (Mesa 22.3.6) computes the and/or
-            // form wrong when `a` is a constant and b, c are registers loaded in the block (it gave !a where
-            // b = c = 0; `conformance fuzz`, fuzz-regressions/seed-7-batch-40-program-20.toml).
-            let x = l.bin(Bin::Xor, b, c);
-            let y = l.bin(Bin::And, a, x);
-            l.bin(Bin::Xor, c, y)
+            let x = l.bin(Bin::And, a, b);
+            let na = l.un(Un::Not, a);
+            let y = l.bin(Bin::And, na, c);
+            l.bin(Bin::Or, x, y)
         }
         VAlignbitB32 | VAlignbyteB32 => {
             let w = l.pack(b, a);
