@@ -22,6 +22,19 @@ pub struct Resolved {
     pub missing: Vec<(String, String)>,
 }
 
+/// The device selector of a `vulkan` or `vulkan:NAME` backend name: `None` for the default device, the NAME
+/// otherwise; any other name, or an empty NAME, is an error.
+pub fn vulkan_selector(name: &str) -> Result<Option<&str>, String> {
+    match name.split_once(':') {
+        None if name == "vulkan" => Ok(None),
+        Some(("vulkan", sel)) if !sel.is_empty() => Ok(Some(sel)),
+        Some(("vulkan", _)) => Err(format!(
+            "backend `{name}`: name a device after `vulkan:` (see --list-devices)"
+        )),
+        _ => Err(format!("backend `{name}` is not vulkan or vulkan:NAME")),
+    }
+}
+
 /// Resolves `--backend` values to backends, each running jobs under `limits`: `model`, `vulkan` (lavapipe,
 /// or the only Vulkan device), `vulkan:NAME` (the device whose name contains NAME, case-insensitive) and
 /// `all` (the model and every Vulkan device found). No value means `model`.
@@ -53,13 +66,7 @@ pub fn resolve(names: &[String], limits: Limits) -> Result<Resolved, String> {
                     "backend `{n}`: the model takes no `:NAME` (it is one backend)"
                 ))
             }
-            ("vulkan", None) => add(vulkan(None)?, &mut out),
-            ("vulkan", Some(sel)) if !sel.is_empty() => add(vulkan(Some(sel))?, &mut out),
-            ("vulkan", Some(_)) => {
-                return Err(format!(
-                    "backend `{n}`: name a device after `vulkan:` (see --list-devices)"
-                ))
-            }
+            ("vulkan", _) => add(vulkan(vulkan_selector(n)?)?, &mut out),
             ("all", None) => {
                 add(Box::new(ModelBackend { limits }), &mut out);
                 match driver::list_devices() {

@@ -848,20 +848,19 @@ impl Regression {
     /// The job the regression runs.
     pub fn job(&self) -> Result<Job, String> {
         let mode = crate::sweep::parse_mode(&self.mode)?;
-        let hex =
-            |s: &str| u32::from_str_radix(s, 16).map_err(|_| format!("`{s}` is not a hex dword"));
+        use measurements::hex::{parse_dword, parse_dwords};
         let words: Vec<u32> = self
             .words
             .iter()
-            .map(|w| hex(w))
-            .collect::<Result<_, _>>()?;
+            .map(|w| parse_dword(w))
+            .collect::<Result<_, _>>()
+            .map_err(|e| format!("words: not a hex dword: {e}"))?;
         let inputs: Vec<Vec<u32>> = self
             .inputs
             .iter()
-            .map(|l| {
-                l.split_whitespace()
-                    .map(hex)
-                    .collect::<Result<Vec<u32>, String>>()
+            .enumerate()
+            .map(|(l, text)| {
+                parse_dwords(text).map_err(|e| format!("inputs of lane {l}: not a hex dword: {e}"))
             })
             .collect::<Result<_, _>>()?;
         if inputs.len() != THREADS as usize || inputs.iter().any(|l| l.len() != INPUTS as usize) {
@@ -926,8 +925,14 @@ pub struct Report {
     pub refused: std::collections::BTreeMap<String, u64>,
     /// Minimised divergences.
     pub divergences: Vec<Regression>,
-    /// Dispatches run per backend.
-    pub jobs: u64,
+}
+
+impl Report {
+    /// Counts one refused program under (the start of) its reason.
+    fn refuse(&mut self, why: &str) {
+        let key: String = why.chars().take(100).collect();
+        *self.refused.entry(key).or_default() += 1;
+    }
 }
 
 /// The word index an `Unsupported` error names (`v_sin_f32 (word 12)`).
@@ -967,10 +972,6 @@ pub fn run_batch(
     }
     // Indices into b.programs still to compare.
     let mut active: Vec<usize> = (0..count).collect();
-    let refuse = |report: &mut Report, why: &BackendError| {
-        let key: String = why.to_string().chars().take(100).collect();
-        *report.refused.entry(key).or_default() += 1;
-    };
     'again: while !active.is_empty() {
         let progs: Vec<Vec<Item>> = active.iter().map(|&p| b.programs[p].clone()).collect();
         let inputs: Vec<Vec<u32>> = active
@@ -982,15 +983,21 @@ pub fn run_batch(
             })
             .collect();
         let (plain, plain_at) = kernel_layout(&progs, b.wave, Rewrite::default())?;
-        let (other, other_at) = kernel_layout(&progs, b.wave, rw)?;
         let n = progs.len() as u32;
-        let want = reference.run(&job(&plain, b.wave, n, b.mode, &inputs));
-        report.jobs += 1;
+        let plain_job = job(&plain, b.wave, n, b.mode, &inputs);
+        // The other backends run the rewritten kernel, or the same one.
+        let (other_job, other_at) = if rw == Rewrite::default() {
+            (plain_job.clone(), plain_at.clone())
+        } else {
+            let (other, at) = kernel_layout(&progs, b.wave, rw)?;
+            (job(&other, b.wave, n, b.mode, &inputs), at)
+        };
+        let want = reference.run(&plain_job);
         if let Err(e) = &want {
             if let Some(k) =
                 refused_word(e).and_then(|w| plain_at.iter().position(|r| (r.0..r.1).contains(&w)))
             {
-                refuse(report, e);
+                report.refuse(&e.to_string());
                 active.remove(k);
                 continue 'again;
             }
@@ -998,12 +1005,12 @@ pub fn run_batch(
         let mut divergent = std::collections::BTreeSet::new();
         let mut unclear = false;
         for (_, be) in &runs {
-            let got = be.run(&job(&other, b.wave, n, b.mode, &inputs));
+            let got = be.run(&other_job);
             if let Err(e) = &got {
                 if let Some(k) = refused_word(e)
                     .and_then(|w| other_at.iter().position(|r| (r.0..r.1).contains(&w)))
                 {
-                    refuse(report, e);
+                    report.refuse(&e.to_string());
                     active.remove(k);
                     continue 'again;
                 }
@@ -1057,8 +1064,7 @@ fn single(
                     (Err(e), _) | (_, Err(e)) => e.to_string(),
                     _ => "refused".into(),
                 };
-                let key: String = e.chars().take(100).collect();
-                *report.refused.entry(key).or_default() += 1;
+                report.refuse(&e);
                 return Ok(());
             }
             Verdict::Differ(_) => {
@@ -1149,12 +1155,7 @@ fn minimise(
     let plain = kernel_words(&[prog.clone()], b.wave, Rewrite::default())?;
     let want = reference.run(&job(&plain, b.wave, 1, b.mode, &inputs));
     let got = other.run(&job(&words, b.wave, 1, b.mode, &inputs));
-    let hex = |v: &[u32]| {
-        v.iter()
-            .map(|w| format!("{w:08x}"))
-            .collect::<Vec<_>>()
-            .join(" ")
-    };
+    let hex = measurements::hex::format_dwords;
     let outcome = |r: &Result<JobOutput, BackendError>| {
         r.as_ref()
             .map_or_else(|e| e.to_string(), |_| "finished".to_string())
@@ -1188,7 +1189,7 @@ fn minimise(
         backend: name.to_string(),
         mode: b.mode.canonical(),
         wave: b.wave,
-        words: words.iter().map(|w| format!("{w:08x}")).collect(),
+        words: words.iter().map(|&w| hex(&[w])).collect(),
         text,
         inputs: inputs.iter().map(|l| hex(l)).collect(),
         lanes,

@@ -482,17 +482,9 @@ fn sweep(
     use conformance::sweep as sw;
     let op = sw::parse_op(op)?;
     let mode = sw::parse_mode(mode)?;
-    let selector = match backend.split_once(':') {
-        None if backend == "vulkan" => None,
-        Some(("vulkan", sel)) if !sel.is_empty() => Some(sel),
-        _ => {
-            return Err(format!(
-                "sweep --backend `{}`: a sweep runs on vulkan or vulkan:NAME (the model's float library is what \
-                 it compares with)",
-                measurements::hex::truncate(backend)
-            ))
-        }
-    };
+    // The model's float library is what a sweep compares with: only devices run one.
+    let selector =
+        backends::vulkan_selector(backend).map_err(|e| format!("sweep --backend: {e}"))?;
     let (k, n) = shard.map(sw::parse_shard).transpose()?.unwrap_or((1, 1));
     let shape = recompiler::sweep::unary(op).ok_or("not a sweep operation")?;
     let total = 1u64 << shape.input_bits;

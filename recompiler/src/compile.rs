@@ -760,14 +760,7 @@ pub(crate) fn compile(
     let fn_ty = e.b.ty(SOp::TypeFunction, &[void]);
     let u32t = e.t_u32();
     // Interface variables.
-    let p_in = e.t_ptr(spirv::StorageClass::Input, u32t);
-    let lii =
-        e.b.global(SOp::Variable, p_in, &[spirv::StorageClass::Input as u32]);
-    e.b.decorate(
-        lii,
-        spirv::Decoration::BuiltIn,
-        &[spirv::BuiltIn::LocalInvocationIndex as u32],
-    );
+    let lii = e.builtin_input(u32t, spirv::BuiltIn::LocalInvocationIndex);
     let mem = e.storage_buffer(layout::BIND_MEM, "guest_memory");
     let info = e.storage_buffer(layout::BIND_INFO, "launch_info");
     let status = e.storage_buffer(layout::BIND_STATUS, "status");

@@ -203,6 +203,17 @@ impl Emit {
         p
     }
 
+    /// An `Input` variable of type `pointee` decorated as built-in `b` (invocation ids).
+    pub fn builtin_input(&mut self, pointee: Word, b: spirv::BuiltIn) -> Word {
+        let p = self.t_ptr(spirv::StorageClass::Input, pointee);
+        let var = self
+            .b
+            .global(Op::Variable, p, &[spirv::StorageClass::Input as u32]);
+        self.b
+            .decorate(var, spirv::Decoration::BuiltIn, &[b as u32]);
+        var
+    }
+
     /// A function-local u32 array of `n` elements (the guest register files).
     pub fn local_array(&mut self, n: u32) -> Word {
         let u = self.t_u32();

@@ -89,14 +89,7 @@ pub fn module(op: Op, mode: u32) -> Result<Vec<u32>, Refusal> {
     let fn_ty = e.b.ty(SOp::TypeFunction, &[void]);
     let u = e.t_u32();
     let v3 = e.b.ty(SOp::TypeVector, &[u, 3]);
-    let p_in = e.t_ptr(spirv::StorageClass::Input, v3);
-    let gid =
-        e.b.global(SOp::Variable, p_in, &[spirv::StorageClass::Input as u32]);
-    e.b.decorate(
-        gid,
-        spirv::Decoration::BuiltIn,
-        &[spirv::BuiltIn::GlobalInvocationId as u32],
-    );
+    let gid = e.builtin_input(v3, spirv::BuiltIn::GlobalInvocationId);
     let pc_ty = e.b.type_struct(&[u, u]);
     e.b.decorate(pc_ty, spirv::Decoration::Block, &[]);
     e.b.member_decorate(pc_ty, 0, spirv::Decoration::Offset, &[0]);
