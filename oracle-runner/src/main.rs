@@ -206,6 +206,8 @@ fn main() -> ExitCode {
                 let bytes: Vec<u8> = module.spirv.iter().flat_map(|w| w.to_le_bytes()).collect();
                 measurements::atomic::write_atomic(path, &bytes).map_err(|e| e.to_string())?;
             }
+            recompiler::audited(&module.spirv)
+                .map_err(|r| format!("{}: {}", r.instruction, r.reason))?;
             let text = recompiler::disassemble(&module.spirv)?;
             out::print(&format!("{header}{text}\n"))?;
             Ok(ExitCode::SUCCESS)

@@ -20,18 +20,44 @@
 //! are range-checked in the module and the buffers are bound with robustBufferAccess2).
 
 use rspirv::spirv::Op;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// GLSL.std.450 instructions exact for every integer operand.
 const EXACT_GLSL: [u32; 9] = [38, 39, 41, 42, 44, 45, 73, 74, 75];
 
-/// A definition the check looks back at.
-#[derive(Clone, Copy)]
-enum Def {
-    /// An integer constant (low 64 bits).
-    Const(u64),
-    /// `OpBitwiseAnd` of two ids.
-    And(u32, u32),
+/// Whether the check looks at opcode `op` (a definition it looks back at, or an instruction it checks);
+/// everything else is skipped without the match.
+fn watched(op: u32) -> bool {
+    const fn table() -> [bool; 256] {
+        let mut t = [false; 256];
+        let ops = [
+            Op::ExtInstImport,
+            Op::TypeInt,
+            Op::TypeFloat,
+            Op::Constant,
+            Op::ExtInst,
+            Op::UDiv,
+            Op::SDiv,
+            Op::UMod,
+            Op::SRem,
+            Op::SMod,
+            Op::ShiftRightLogical,
+            Op::ShiftRightArithmetic,
+            Op::ShiftLeftLogical,
+            Op::BitwiseAnd,
+            Op::BitFieldInsert,
+            Op::BitFieldSExtract,
+            Op::BitFieldUExtract,
+        ];
+        let mut i = 0;
+        while i < ops.len() {
+            t[ops[i] as usize] = true;
+            i += 1;
+        }
+        t
+    }
+    const WATCHED: [bool; 256] = table();
+    (op as usize) < WATCHED.len() && WATCHED[op as usize]
 }
 
 /// Checks `spirv` (a whole module, host word order); the error names the first offending instruction by its
@@ -40,9 +66,13 @@ pub fn check(spirv: &[u32]) -> Result<(), String> {
     if spirv.len() < 5 || spirv[0] != 0x0723_0203 {
         return Err("not a SPIR-V module (magic number)".into());
     }
-    // Integer type widths by id, the GLSL.std.450 import, definitions and result types.
-    let mut width: HashMap<u32, u32> = HashMap::new();
-    let mut defs: HashMap<u32, Def> = HashMap::new();
+    // Integer type widths and constants by id (few), and per id the smallest constant operand of an
+    // `OpBitwiseAnd` defining it, plus one (0: none below 255, or not an and). An id at or past the table
+    // (a header bound larger than the module) is unknown: the check stays conservative.
+    let mut width: HashMap<u32, u32> = HashMap::default();
+    let mut consts: HashMap<u32, u64> = HashMap::default();
+    let mut masked = vec![0u8; (spirv[3] as usize).min(spirv.len())];
+    let bits_of = |width: &HashMap<u32, u32>, ty: u32| width.get(&ty).copied().unwrap_or(32);
     let mut glsl = None;
     let mut at = 5;
     while at < spirv.len() {
@@ -53,12 +83,12 @@ pub fn check(spirv: &[u32]) -> Result<(), String> {
                 "word {at}: instruction of {n} words runs past the module"
             ));
         }
+        if !watched(op) {
+            at += n;
+            continue;
+        }
         let ins = &spirv[at..at + n];
         let bad = |what: &str| Err(format!("word {at}: opcode {op}: {what}"));
-        let konst = |defs: &HashMap<u32, Def>, id: u32| match defs.get(&id) {
-            Some(Def::Const(v)) => Some(*v),
-            _ => None,
-        };
         match op {
             x if x == Op::ExtInstImport as u32 => {
                 let name: Vec<u8> = ins[2..]
@@ -81,7 +111,7 @@ pub fn check(spirv: &[u32]) -> Result<(), String> {
             x if x == Op::Constant as u32 => {
                 let lo = ins[3] as u64;
                 let hi = ins.get(4).copied().unwrap_or(0) as u64;
-                defs.insert(ins[2], Def::Const(lo | hi << 32));
+                consts.insert(ins[2], lo | hi << 32);
             }
             x if x == Op::ExtInst as u32
                 && (Some(ins[3]) != glsl || !EXACT_GLSL.contains(&ins[4])) =>
@@ -93,14 +123,12 @@ pub fn check(spirv: &[u32]) -> Result<(), String> {
             }
             // Shifts: amount below the width.
             x if (Op::ShiftRightLogical as u32..=Op::ShiftLeftLogical as u32).contains(&x) => {
-                let bits = width.get(&ins[1]).copied().unwrap_or(32) as u64;
-                let amount = ins[4];
-                let ok = match defs.get(&amount) {
-                    Some(Def::Const(v)) => *v < bits,
-                    Some(Def::And(x, y)) => [*x, *y]
-                        .iter()
-                        .any(|&k| konst(&defs, k).is_some_and(|m| m < bits)),
-                    _ => false,
+                let bits = bits_of(&width, ins[1]) as u64;
+                let ok = match consts.get(&ins[4]) {
+                    Some(&v) => v < bits,
+                    None => masked
+                        .get(ins[4] as usize)
+                        .is_some_and(|&m| m != 0 && u64::from(m - 1) < bits),
                 };
                 if !ok {
                     return bad("a shift whose amount may reach the width");
@@ -108,7 +136,7 @@ pub fn check(spirv: &[u32]) -> Result<(), String> {
             }
             // Division and remainder.
             x if (Op::UDiv as u32..=Op::SMod as u32).contains(&x) => {
-                let bits = width.get(&ins[1]).copied().unwrap_or(32);
+                let bits = bits_of(&width, ins[1]);
                 let all = if bits >= 64 {
                     u64::MAX
                 } else {
@@ -117,7 +145,7 @@ pub fn check(spirv: &[u32]) -> Result<(), String> {
                 let signed = [Op::SDiv, Op::SRem, Op::SMod]
                     .iter()
                     .any(|&o| o as u32 == op);
-                match konst(&defs, ins[4]) {
+                match consts.get(&ins[4]).copied() {
                     Some(0) | None => return bad("a division whose divisor may be zero"),
                     Some(v) if signed && v & all == all => return bad("a signed division by -1"),
                     _ => {}
@@ -125,13 +153,13 @@ pub fn check(spirv: &[u32]) -> Result<(), String> {
             }
             // Bit-field instructions: constant offset and count within the width.
             x if (Op::BitFieldInsert as u32..=Op::BitFieldUExtract as u32).contains(&x) => {
-                let bits = width.get(&ins[1]).copied().unwrap_or(32) as u64;
+                let bits = bits_of(&width, ins[1]) as u64;
                 let (off, cnt) = if op == Op::BitFieldInsert as u32 {
                     (ins[5], ins[6])
                 } else {
                     (ins[4], ins[5])
                 };
-                match (konst(&defs, off), konst(&defs, cnt)) {
+                match (consts.get(&off).copied(), consts.get(&cnt).copied()) {
                     (Some(o), Some(c)) if o + c <= bits => {}
                     _ => {
                         return bad(
@@ -142,9 +170,16 @@ pub fn check(spirv: &[u32]) -> Result<(), String> {
             }
             _ => {}
         }
-        // The ands the shift check looks back at (any other definition is unknown to it).
+        // The ands the shift check looks back at: their smallest constant operand.
         if op == Op::BitwiseAnd as u32 && n >= 5 {
-            defs.insert(ins[2], Def::And(ins[3], ins[4]));
+            let m = [ins[3], ins[4]]
+                .iter()
+                .filter_map(|k| consts.get(k))
+                .min()
+                .map_or(0, |&m| if m < 255 { m as u8 + 1 } else { 0 });
+            if let Some(slot) = masked.get_mut(ins[2] as usize) {
+                *slot = m;
+            }
         }
         at += n;
     }

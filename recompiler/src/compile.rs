@@ -5,7 +5,7 @@ use crate::lower::{Bin, Cmp, Lower, Ty};
 use crate::program::{flow, Flow, Need, Program};
 use crate::spv::{Array, Emit, Sv};
 use crate::{layout, Refusal, Region, Shape};
-use reference_model::isa::{Encoding, Instruction, Op, Operand, Role};
+use reference_model::isa::{Instruction, Op, Operand, Role};
 use rspirv::spirv::Op as SOp;
 use rspirv::spirv::{self, Word};
 
@@ -90,6 +90,40 @@ pub(crate) struct Cx<'p> {
     /// Pointers to the registers (constant indices), defined in the entry block: 0 until first used.
     vptr: Vec<Word>,
     sptr: Vec<Word>,
+}
+
+/// The key of the report helper ([`report_in`]).
+pub(crate) const REPORT: u32 = 8;
+
+/// The body of the report helper ([`Cx::report_if`]: parameters cond, kind, pc, a, b) over the report
+/// variables `rep`, the segment `seg` and the yield flag `yld`: the lane's first report is kept, and a
+/// reporting lane's segment becomes DEAD and yields. Returns the report kind before the call (callers drop
+/// it).
+pub(crate) fn report_in(e: &mut Emit, rep: [Word; 4], seg: Word, yld: Word, p: &[Sv]) -> Sv {
+    let [cond, kind, pc, a, b] = p else {
+        panic!("a report takes five parameters")
+    };
+    let cur = e.load32(rep[0]);
+    let z = e.k32(0);
+    let none = e.cmp(Cmp::Eq, cur, z);
+    let first = e.band(*cond, none);
+    for (i, (var, v)) in [(rep[0], *kind), (rep[1], *pc), (rep[2], *a), (rep[3], *b)]
+        .into_iter()
+        .enumerate()
+    {
+        let old = if i == 0 { cur } else { e.load32(var) };
+        let n = e.select(first, v, old);
+        e.store(var, n);
+    }
+    let s = e.load32(seg);
+    let dead = e.k32(DEAD);
+    let n = e.select(*cond, dead, s);
+    e.store(seg, n);
+    let y = e.load32(yld);
+    let one = e.k32(1);
+    let n = e.select(*cond, one, y);
+    e.store(yld, n);
+    cur
 }
 
 /// A refusal naming the instruction and its word offset.
@@ -545,29 +579,8 @@ impl<'p> Cx<'p> {
     /// function variables and written to the status buffer once the segment ends ([`Cx::flush_report`]), so
     /// the many places that can report stay small.
     pub fn report_if(&mut self, cond: Sv, kind: u32, pc: Sv, a: Sv, b: Sv) {
-        let cur = self.get(self.rep[0]);
-        let z = self.e.k32(0);
-        let none = self.e.cmp(Cmp::Eq, cur, z);
-        let first = self.e.band(cond, none);
         let k = self.e.k32(kind);
-        for (var, v) in [
-            (self.rep[0], k),
-            (self.rep[1], pc),
-            (self.rep[2], a),
-            (self.rep[3], b),
-        ] {
-            let old = self.get(var);
-            let n = self.e.select(first, v, old);
-            self.put(var, n);
-        }
-        let seg = self.get(self.seg);
-        let dead = self.e.k32(DEAD);
-        let n = self.e.select(cond, dead, seg);
-        self.put(self.seg, n);
-        let y = self.get(self.yld);
-        let one = self.e.k32(1);
-        let n = self.e.select(cond, one, y);
-        self.put(self.yld, n);
+        self.e.call_outlined(REPORT, Ty::I32, &[cond, k, pc, a, b]);
     }
 
     /// Writes this lane's pending report, if any, to the status buffer (the first report of the dispatch
@@ -794,18 +807,19 @@ pub(crate) fn compile(
     let v = e.local_array(nv);
     let s = e.local_array(128);
     let scc = e.local(Ty::I32);
-    let seg = e.local(Ty::I32);
+    // The segment, yield flag and pending report are private variables: the report helper sets them.
+    let seg = e.private(Ty::I32);
     let jumped = e.local(Ty::I32);
-    let yld = e.local(Ty::I32);
+    let yld = e.private(Ty::I32);
     let xc = e.local(Ty::I32);
     let executed = e.local(Ty::I32);
     let wstate = e.local(Ty::I32);
     let mode = e.local(Ty::I32);
     let rep = [
-        e.local(Ty::I32),
-        e.local(Ty::I32),
-        e.local(Ty::I32),
-        e.local(Ty::I32),
+        e.private(Ty::I32),
+        e.private(Ty::I32),
+        e.private(Ty::I32),
+        e.private(Ty::I32),
     ];
     for r in rep {
         let z = e.k32(0);
@@ -939,6 +953,7 @@ pub(crate) fn compile(
     }
     cx.e.b.op(SOp::Return, &[]);
     cx.e.b.end_function();
+    crate::units::define_helpers(&mut cx);
     let local = shape.waves() * shape.wave;
     cx.e.b
         .entry_point(spirv::ExecutionModel::GLCompute, main, "main", &[lii]);
@@ -1166,18 +1181,11 @@ fn run_wave(cx: &mut Cx) -> Result<(), Refusal> {
         }
         emit_block(cx, leader)?;
     }
-    // The units, where the program has memory instructions.
-    if [
-        Encoding::Mubuf,
-        Encoding::Mtbuf,
-        Encoding::Flat,
-        Encoding::Smem,
-        Encoding::Ds,
-    ]
-    .into_iter()
-    .any(|e| cx.prog.uses(e))
-    {
+    // The units, where an instruction calls them.
+    if cx.units.store_called {
         crate::units::emit_store_unit(cx);
+    }
+    if cx.units.rmw_called {
         crate::units::emit_rmw_unit(cx);
     }
     cx.emit_timeout_case();

@@ -122,6 +122,22 @@ pub struct Emit {
     pub loop_cut: Option<Word>,
     /// Loop-end checks emitted so far (each records its own number, for diagnosis).
     pub loop_sites: u32,
+    /// Helper functions called so far, defined after the entry point ([`Emit::take_outlined`]).
+    outlined: Vec<Outlined>,
+}
+
+/// A helper function the module calls: emitted once, called wherever its code would have been inlined
+/// (the host compiler inlines it again; the recompiler writes its words once).
+#[derive(Clone, Debug)]
+pub struct Outlined {
+    /// The caller's name for the helper (one function per key and module).
+    pub key: u32,
+    /// The function's id.
+    pub id: Word,
+    /// Its return type.
+    pub ret: Ty,
+    /// Its parameter types.
+    pub params: Vec<Ty>,
 }
 
 /// A storage buffer or workgroup array of u32 words: the variable and its storage class.
@@ -154,18 +170,19 @@ impl Emit {
             glsl,
             basic,
             block_u32: None,
-            ptrs: HashMap::default(),
+            ptrs: HashMap::with_capacity_and_hasher(32, Default::default()),
             small: vec![0; SMALL as usize],
-            k32s: HashMap::default(),
-            k64s: HashMap::default(),
+            k32s: HashMap::with_capacity_and_hasher(64, Default::default()),
+            k64s: HashMap::with_capacity_and_hasher(64, Default::default()),
             kb: [None, None],
-            kv: HashMap::default(),
-            class: Vec::new(),
-            hoisted: HashMap::default(),
+            kv: HashMap::with_capacity_and_hasher(512, Default::default()),
+            class: Vec::with_capacity(8192),
+            hoisted: HashMap::with_capacity_and_hasher(512, Default::default()),
             arrays: Vec::new(),
             small64: vec![0; SMALL as usize],
             loop_cut: None,
             loop_sites: 0,
+            outlined: Vec::new(),
         }
     }
 
@@ -244,6 +261,18 @@ impl Emit {
         let ty = self.t_of(t);
         let p = self.t_ptr(spirv::StorageClass::Function, ty);
         self.b.function_variable(p)
+    }
+
+    /// A `Private` variable of type `t`: per invocation like a function variable, but visible to the
+    /// module's helper functions too.
+    pub fn private(&mut self, t: Ty) -> Word {
+        let ty = self.t_of(t);
+        let p = self.t_ptr(spirv::StorageClass::Private, ty);
+        let var = self
+            .b
+            .global(Op::Variable, p, &[spirv::StorageClass::Private as u32]);
+        self.mark(var, ENTRY);
+        var
     }
 
     /// A storage buffer `{ uint words[]; }` at set 0, `binding`.
@@ -361,6 +390,80 @@ impl Emit {
         }
         // Not shared within a block: a hash lookup per instruction cost more than the words it saved.
         self.b.res(op, ty, args)
+    }
+
+    /// Calls helper `key` (returning `ret`, parameters typed as `args`) on `args`; the helper is defined
+    /// later, once per module, from [`Emit::take_outlined`]. A call is never folded: the helper's code is
+    /// what it computes.
+    pub fn call_outlined(&mut self, key: u32, ret: Ty, args: &[Sv]) -> Sv {
+        let id = match self.outlined.iter().find(|o| o.key == key) {
+            Some(o) => {
+                debug_assert!(
+                    o.ret == ret && o.params.iter().eq(args.iter().map(|a| &a.ty)),
+                    "helper {key} called with another signature"
+                );
+                o.id
+            }
+            None => {
+                let id = self.b.id();
+                self.outlined.push(Outlined {
+                    key,
+                    id,
+                    ret,
+                    params: args.iter().map(|a| a.ty).collect(),
+                });
+                id
+            }
+        };
+        assert!(args.len() < 16, "helper {key} takes at most 15 parameters");
+        let ty = self.t_of(ret);
+        let mut ops = [0; 16];
+        ops[0] = id;
+        for (o, a) in ops[1..].iter_mut().zip(args) {
+            *o = a.id;
+        }
+        let r = self.b.res(Op::FunctionCall, ty, &ops[..1 + args.len()]);
+        Sv { id: r, ty: ret }
+    }
+
+    /// The helpers called so far, to define with [`Emit::define`] after the calling function ended.
+    pub fn take_outlined(&mut self) -> Vec<Outlined> {
+        std::mem::take(&mut self.outlined)
+    }
+
+    /// Defines helper `f`: its parameters are given to `body`, whose value it returns. `body` runs in a
+    /// function of its own: nothing it computes may come from another function's blocks (values hoisted
+    /// into the caller's entry block are forgotten first), and it must not call helpers itself.
+    pub fn define(&mut self, f: &Outlined, body: impl FnOnce(&mut Emit, &[Sv]) -> Sv) {
+        self.hoisted.clear();
+        let ret = self.t_of(f.ret);
+        let mut sig = vec![ret];
+        sig.extend(f.params.iter().map(|&t| self.t_of(t)));
+        let fn_ty = self.b.ty(Op::TypeFunction, &sig);
+        self.b
+            .begin_function_as(f.id, ret, spirv::FunctionControl::NONE, fn_ty);
+        let params: Vec<Sv> = f
+            .params
+            .iter()
+            .map(|&t| {
+                let ty = self.t_of(t);
+                Sv {
+                    id: self.b.parameter(ty),
+                    ty: t,
+                }
+            })
+            .collect();
+        let label = self.b.id();
+        self.b.begin_block(label);
+        let v = body(self, &params);
+        assert!(
+            self.outlined.is_empty(),
+            "helper {} calls another helper",
+            f.key
+        );
+        self.b.op(Op::ReturnValue, &[v.id]);
+        self.b.end_function();
+        self.hoisted.clear();
     }
 
     /// Loads a u32 through `ptr`.
@@ -588,11 +691,11 @@ impl Emit {
     }
 
     fn glsl(&mut self, t: Ty, inst: u32, args: &[Word]) -> Sv {
-        let mut ops = Vec::with_capacity(2 + args.len());
-        ops.push(self.glsl);
-        ops.push(inst);
-        ops.extend_from_slice(args);
-        self.res(Op::ExtInst, t, &ops)
+        let mut ops = [0; 8];
+        ops[0] = self.glsl;
+        ops[1] = inst;
+        ops[2..2 + args.len()].copy_from_slice(args);
+        self.res(Op::ExtInst, t, &ops[..2 + args.len()])
     }
 
     /// The value of `v` if it is a constant.

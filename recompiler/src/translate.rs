@@ -7,7 +7,7 @@ use crate::lower::{Bin, Cmp, Lower, Ty};
 use crate::program::{flow, Flow, Need};
 use crate::sem::float::{Fmt, F16, F32};
 use crate::sem::{salu, valu};
-use crate::spv::Sv;
+use crate::spv::{Emit, Sv};
 use crate::Refusal;
 use reference_model::isa::{Control, Encoding, Form, Instruction, MemFields, Op, Operand, Role};
 
@@ -1839,14 +1839,16 @@ fn buffer(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
     let n = if bytes == 4 { dwords } else { 1 };
     let so = soffset(cx)?;
     let access = BufferAccess::new(cx, rs as u32, vindex, voffset, f.offset as u32, so);
-    let mut pieces = Vec::new();
+    let mut placed = Vec::new();
     for i in 0..n {
         let (addr, ok) = access.piece(cx, 4 * i, bytes);
         let go = cx.e.band(ok, active);
-        let at = crate::units::place(cx, addr, bytes, go, pc);
-        let d = cx.vget(data + i);
-        pieces.push((at, d));
+        placed.push((addr, go));
     }
+    let at = crate::units::place_all(cx, &placed, bytes, pc);
+    let pieces: Vec<(Sv, Sv)> = (0..n)
+        .map(|i| (at[i as usize], cx.vget(data + i)))
+        .collect();
     crate::units::store(cx, crate::units::SPACE_MEM, &pieces, bytes);
     Ok(Done::Next)
 }
@@ -1882,25 +1884,12 @@ fn format_load(cx: &mut Cx, access: &BufferAccess, rs: u32, dst: u32, n: u32, pc
     let w3 = cx.sget(rs + 3);
     let pcv = cx.e.k32(pc as u32);
     let code = cx.e.field(w3, 12, 7);
-    let (mut comps, mut bits, mut signed, mut float, mut known) = {
-        let z = cx.e.k32(0);
-        let f = cx.e.kbool(false);
-        (z, z, f, f, f)
-    };
-    for (c, k, b, sg, fl) in int_formats() {
-        let e = &mut cx.e;
-        let cv = e.k32(c);
-        let is = e.cmp(Cmp::Eq, code, cv);
-        let kv = e.k32(k);
-        comps = e.select(is, kv, comps);
-        let bv = e.k32(b);
-        bits = e.select(is, bv, bits);
-        let sv = e.kbool(sg);
-        signed = e.select(is, sv, signed);
-        let fv = e.kbool(fl);
-        float = e.select(is, fv, float);
-        known = e.bor(known, is);
-    }
+    let info = cx.e.call_outlined(FORMAT_INFO, Ty::I32, &[code]);
+    let e = &mut cx.e;
+    let comps = e.field(info, 0, 3);
+    let bits = e.field(info, 3, 6);
+    let known = e.field(info, 11, 1);
+    let known = e.nz(known);
     let detail = cx.e.k32(crate::layout::FORMAT);
     let unknown = cx.e.bnot(known);
     let why = cx.e.bink(Bin::Shl, code, 8);
@@ -1960,48 +1949,12 @@ fn format_load(cx: &mut Cx, access: &BufferAccess, rs: u32, dst: u32, n: u32, pc
         let v = crate::units::load(cx, &[(addr, g)], 4, pc)[0];
         d.push(v);
     }
-    // Components after extension; the DST_SEL "one" of the format's kind.
-    let e = &mut cx.e;
-    let one_int = e.k32(1);
-    let one_f = e.k32(0x3f80_0000);
-    let one = e.select(float, one_f, one_int);
-    let k8 = e.k32(8);
-    let k16 = e.k32(16);
-    let is8 = e.cmp(Cmp::Eq, bits, k8);
-    let is16 = e.cmp(Cmp::Eq, bits, k16);
-    let comp: Vec<Sv> = (0..4u32)
-        .map(|c| {
-            let b8 = e.bink(Bin::LShr, d[0], 8 * c as u64);
-            let b8 = e.bink(Bin::And, b8, 0xff);
-            let s8 = e.sext_in(b8, 8);
-            let b8 = e.select(signed, s8, b8);
-            let h = e.bink(Bin::LShr, d[c as usize / 2], 16 * (c as u64 % 2));
-            let h = e.bink(Bin::And, h, 0xffff);
-            let s16 = e.sext_in(h, 16);
-            let h = e.select(signed, s16, h);
-            let v = e.select(is16, h, d[c as usize]);
-            e.select(is8, b8, v)
-        })
-        .collect();
     let mut outs = Vec::new();
     for &sel in &sels {
         let e = &mut cx.e;
+        let v = e.call_outlined(FORMAT_SELECT, Ty::I32, &[d[0], d[1], d[2], d[3], info, sel]);
         let z = e.k32(0);
-        let k1 = e.k32(1);
-        let mut v = z;
-        let is1 = e.cmp(Cmp::Eq, sel, k1);
-        v = e.select(is1, one, v);
-        for (c, &cv) in comp.iter().enumerate() {
-            let s = e.k32(4 + c as u32);
-            let is = e.cmp(Cmp::Eq, sel, s);
-            let cc = e.k32(c as u32);
-            let present = e.cmp(Cmp::ULt, cc, comps);
-            let missing = if c == 3 { one } else { z };
-            let x = e.select(present, cv, missing);
-            v = e.select(is, x, v);
-        }
-        let v = e.select(in_range, v, z);
-        outs.push(v);
+        outs.push(e.select(in_range, v, z));
     }
     let active = cx.active();
     for (i, v) in outs.into_iter().enumerate() {
@@ -2009,19 +1962,83 @@ fn format_load(cx: &mut Cx, access: &BufferAccess, rs: u32, dst: u32, n: u32, pc
     }
 }
 
-/// A buffer access's V# (in s[rs..rs+4)) and lane terms, decoded once for all its pieces.
+/// The key of the format-table helper ([`format_info`]).
+pub(crate) const FORMAT_INFO: u32 = 6;
+/// The key of the DST_SEL helper ([`format_select`]).
+pub(crate) const FORMAT_SELECT: u32 = 7;
+
+/// The body of the format-table helper: from the V#'s format code, the format's components (bits 0..3),
+/// component bits (3..9), signed (bit 9), float (bit 10) and whether [`int_formats`] holds it (bit 11).
+pub(crate) fn format_info(e: &mut Emit, p: &[Sv]) -> Sv {
+    let [code] = p else {
+        panic!("format_info takes one parameter")
+    };
+    let mut info = e.k32(0);
+    for (c, k, b, sg, fl) in int_formats() {
+        let cv = e.k32(c);
+        let is = e.cmp(Cmp::Eq, *code, cv);
+        let packed = e.k32(k | b << 3 | (sg as u32) << 9 | (fl as u32) << 10 | 1 << 11);
+        info = e.select(is, packed, info);
+    }
+    info
+}
+
+/// The body of the DST_SEL helper: from the element's four dwords, the format's info ([`format_info`]) and
+/// one DST_SEL field, the output (components extended to 32 bits, 0 and 1 of the format's kind, a missing
+/// component 0, or 1 for w).
+pub(crate) fn format_select(e: &mut Emit, p: &[Sv]) -> Sv {
+    let [d0, d1, d2, d3, info, sel] = p else {
+        panic!("format_select takes six parameters")
+    };
+    let (d, info, sel) = ([*d0, *d1, *d2, *d3], *info, *sel);
+    let comps = e.field(info, 0, 3);
+    let bits = e.field(info, 3, 6);
+    let signed = e.field(info, 9, 1);
+    let signed = e.nz(signed);
+    let float = e.field(info, 10, 1);
+    let float = e.nz(float);
+    let one_int = e.k32(1);
+    let one_f = e.k32(0x3f80_0000);
+    let one = e.select(float, one_f, one_int);
+    let k8 = e.k32(8);
+    let k16 = e.k32(16);
+    let is8 = e.cmp(Cmp::Eq, bits, k8);
+    let is16 = e.cmp(Cmp::Eq, bits, k16);
+    let z = e.k32(0);
+    let k1 = e.k32(1);
+    let is1 = e.cmp(Cmp::Eq, sel, k1);
+    let mut v = e.select(is1, one, z);
+    for c in 0..4u32 {
+        let b8 = e.bink(Bin::LShr, d[0], 8 * c as u64);
+        let b8 = e.bink(Bin::And, b8, 0xff);
+        let s8 = e.sext_in(b8, 8);
+        let b8 = e.select(signed, s8, b8);
+        let h = e.bink(Bin::LShr, d[c as usize / 2], 16 * (c as u64 % 2));
+        let h = e.bink(Bin::And, h, 0xffff);
+        let s16 = e.sext_in(h, 16);
+        let h = e.select(signed, s16, h);
+        let w = e.select(is16, h, d[c as usize]);
+        let cv = e.select(is8, b8, w);
+        let s = e.k32(4 + c);
+        let is = e.cmp(Cmp::Eq, sel, s);
+        let cc = e.k32(c);
+        let present = e.cmp(Cmp::ULt, cc, comps);
+        let missing = if c == 3 { one } else { z };
+        let x = e.select(present, cv, missing);
+        v = e.select(is, x, v);
+    }
+    v
+}
+
+/// The key of the buffer-piece helper ([`buffer_piece`]).
+pub(crate) const BUFFER_PIECE: u32 = 1;
+
+/// A buffer access: its V# (s[rs..rs+4)) and lane terms, the arguments of every piece's call.
 struct BufferAccess {
-    stride64: Sv,
-    swizzle: Sv,
-    records64: Sv,
-    records: Sv,
-    index: Sv,
-    index_stride_log: Sv,
-    oob: Sv,
-    /// voffset + the instruction offset, 64-bit.
-    offset: Sv,
-    /// The address without the per-piece offset terms: base + soffset.
-    start: Sv,
+    /// The V#'s four words, vindex, voffset, soffset and the lane.
+    args: [Sv; 8],
+    /// The instruction's offset.
+    inst_offset: u32,
 }
 
 impl BufferAccess {
@@ -2033,98 +2050,116 @@ impl BufferAccess {
         inst_offset: u32,
         soffset: Sv,
     ) -> BufferAccess {
-        let w: Vec<Sv> = (0..4).map(|i| cx.sget(rs + i)).collect();
-        let lane = cx.lane;
-        let e = &mut cx.e;
-        let hi16 = e.bink(Bin::And, w[1], 0xffff);
-        let base = e.pack(w[0], hi16);
-        let stride = e.field(w[1], 16, 14);
-        let swizzle = e.field(w[1], 31, 1);
-        let swizzle = e.nz(swizzle);
-        let index_stride_f = e.field(w[3], 21, 2);
-        let add_tid = e.field(w[3], 23, 1);
-        let add_tid = e.nz(add_tid);
-        let oob = e.field(w[3], 28, 2);
-        let z = e.k32(0);
-        let tid = e.select(add_tid, lane, z);
-        let index = e.bin(Bin::Add, vindex, tid);
-        let index = e.zext(index);
-        let vo = e.zext(voffset);
-        let offset = e.bink(Bin::Add, vo, inst_offset as u64);
-        let index_stride_log = e.bink(Bin::Add, index_stride_f, 3);
-        let index_stride_log = e.zext(index_stride_log);
-        let so = e.zext(soffset);
-        let start = e.bin(Bin::Add, base, so);
+        let w: [Sv; 4] = std::array::from_fn(|i| cx.sget(rs + i as u32));
         BufferAccess {
-            stride64: e.zext(stride),
-            swizzle,
-            records64: e.zext(w[2]),
-            records: w[2],
-            index,
-            index_stride_log,
-            oob,
-            offset,
-            start,
+            args: [w[0], w[1], w[2], w[3], vindex, voffset, soffset, cx.lane],
+            inst_offset,
         }
     }
 
-    /// The address and range check of bytes `[at, at + size)` of the access, as
-    /// `reference_model::exec::buffer::piece` computes them (rule buffer.range_check).
+    /// The address and range check of bytes `[at, at + size)` of the access.
     fn piece(&self, cx: &mut Cx, at: u32, size: u32) -> (Sv, Sv) {
         let size = cx.e.k64(size as u64);
         self.piece_of(cx, at, size)
     }
 
-    /// [`BufferAccess::piece`] for a size known at run time (64-bit).
+    /// [`BufferAccess::piece`] for a size known at run time (64-bit): a call of the module's
+    /// [`buffer_piece`] helper (a piece is about 60 instructions; a dwordx4 store has four).
     fn piece_of(&self, cx: &mut Cx, at: u32, size: Sv) -> (Sv, Sv) {
         let e = &mut cx.e;
-        let offset = e.bink(Bin::Add, self.offset, at as u64);
-        let linear = {
-            let p = e.bin(Bin::Mul, self.index, self.stride64);
-            e.bin(Bin::Add, p, offset)
-        };
-        let swz = {
-            // Swizzled addressing with 4-byte elements (rule buffer.swizzle_element_4). Index stride and element
-            // size are powers of two, so the divisions are shifts and masks.
-            let one = e.k64(1);
-            let is = e.bin(Bin::Shl, one, self.index_stride_log);
-            let index_msb = e.bin(Bin::LShr, self.index, self.index_stride_log);
-            let ism1 = e.bink(Bin::Sub, is, 1);
-            let index_lsb = e.bin(Bin::And, self.index, ism1);
-            let offset_msb = e.bink(Bin::LShr, offset, 2);
-            let offset_lsb = e.bink(Bin::And, offset, 3);
-            let a = e.bin(Bin::Mul, index_msb, self.stride64);
-            let b = e.bink(Bin::Mul, offset_msb, 4);
-            let s = e.bin(Bin::Add, a, b);
-            let s = e.bin(Bin::Mul, s, is);
-            let c = e.bink(Bin::Mul, index_lsb, 4);
-            let s = e.bin(Bin::Add, s, c);
-            e.bin(Bin::Add, s, offset_lsb)
-        };
-        let boff = e.select(self.swizzle, swz, linear);
-        let addr = e.bin(Bin::Add, self.start, boff);
-        let addr = e.bink(Bin::And, addr, 0xffff_ffff_ffff);
-        let end = e.bin(Bin::Add, offset, size);
-        let idx_ok = e.cmp(Cmp::ULt, self.index, self.records64);
-        let z64 = e.k64(0);
-        let stride0 = e.cmp(Cmp::Eq, self.stride64, z64);
-        let end_ok = e.cmp(Cmp::ULe, end, self.stride64);
-        let in_stride = e.bor(stride0, end_ok);
-        let sel0 = e.band(idx_ok, in_stride);
-        let zr = e.k32(0);
-        let sel2 = e.cmp(Cmp::Ne, self.records, zr);
-        let sel3 = e.cmp(Cmp::ULe, end, self.records64);
-        let k0 = e.k32(0);
-        let k1 = e.k32(1);
-        let k2 = e.k32(2);
-        let is0 = e.cmp(Cmp::Eq, self.oob, k0);
-        let is1 = e.cmp(Cmp::Eq, self.oob, k1);
-        let is2 = e.cmp(Cmp::Eq, self.oob, k2);
-        let r = e.select(is2, sel2, sel3);
-        let r = e.select(is1, idx_ok, r);
-        let ok = e.select(is0, sel0, r);
+        // The instruction offset is 12 bits and a piece at most 16 bytes in: no wrap.
+        let pos = e.k64(self.inst_offset as u64 + at as u64);
+        let mut args = [pos; 10];
+        args[..8].copy_from_slice(&self.args);
+        args[9] = size;
+        let r = e.call_outlined(BUFFER_PIECE, Ty::I64, &args);
+        let addr = e.bink(Bin::And, r, 0xffff_ffff_ffff);
+        let ok = e.bink(Bin::LShr, r, 63);
+        let ok = e.trunc(ok);
+        let ok = e.nz(ok);
         (addr, ok)
     }
+}
+
+/// The body of the buffer-piece helper: from the V# words, vindex, voffset, soffset, the lane, the piece's
+/// offset in the access (instruction offset included, u64) and its size (u64), the 48-bit guest address in
+/// the low bits and the range check in bit 63, as `reference_model::exec::buffer::piece` computes them
+/// (rules buffer.range_check, buffer.swizzle_element_4).
+pub(crate) fn buffer_piece(e: &mut Emit, p: &[Sv]) -> Sv {
+    let [w0, w1, w2, w3, vindex, voffset, soffset, lane, pos, size] = p else {
+        panic!("buffer_piece takes ten parameters")
+    };
+    let (w, lane, pos, size) = ([*w0, *w1, *w2, *w3], *lane, *pos, *size);
+    let hi16 = e.bink(Bin::And, w[1], 0xffff);
+    let base = e.pack(w[0], hi16);
+    let stride = e.field(w[1], 16, 14);
+    let stride64 = e.zext(stride);
+    let swizzle = e.field(w[1], 31, 1);
+    let swizzle = e.nz(swizzle);
+    let index_stride_f = e.field(w[3], 21, 2);
+    let add_tid = e.field(w[3], 23, 1);
+    let add_tid = e.nz(add_tid);
+    let oob = e.field(w[3], 28, 2);
+    let z = e.k32(0);
+    let tid = e.select(add_tid, lane, z);
+    let index = e.bin(Bin::Add, *vindex, tid);
+    let index = e.zext(index);
+    let vo = e.zext(*voffset);
+    let offset = e.bin(Bin::Add, vo, pos);
+    let index_stride_log = e.bink(Bin::Add, index_stride_f, 3);
+    let index_stride_log = e.zext(index_stride_log);
+    let so = e.zext(*soffset);
+    let start = e.bin(Bin::Add, base, so);
+    let records = w[2];
+    let records64 = e.zext(records);
+    let linear = {
+        let p = e.bin(Bin::Mul, index, stride64);
+        e.bin(Bin::Add, p, offset)
+    };
+    let swz = {
+        // Swizzled addressing with 4-byte elements. Index stride and element size are powers of two, so
+        // the divisions are shifts and masks.
+        let one = e.k64(1);
+        let is = e.bin(Bin::Shl, one, index_stride_log);
+        let index_msb = e.bin(Bin::LShr, index, index_stride_log);
+        let ism1 = e.bink(Bin::Sub, is, 1);
+        let index_lsb = e.bin(Bin::And, index, ism1);
+        let offset_msb = e.bink(Bin::LShr, offset, 2);
+        let offset_lsb = e.bink(Bin::And, offset, 3);
+        let a = e.bin(Bin::Mul, index_msb, stride64);
+        let b = e.bink(Bin::Mul, offset_msb, 4);
+        let s = e.bin(Bin::Add, a, b);
+        let s = e.bin(Bin::Mul, s, is);
+        let c = e.bink(Bin::Mul, index_lsb, 4);
+        let s = e.bin(Bin::Add, s, c);
+        e.bin(Bin::Add, s, offset_lsb)
+    };
+    let boff = e.select(swizzle, swz, linear);
+    let addr = e.bin(Bin::Add, start, boff);
+    let addr = e.bink(Bin::And, addr, 0xffff_ffff_ffff);
+    let end = e.bin(Bin::Add, offset, size);
+    let idx_ok = e.cmp(Cmp::ULt, index, records64);
+    let z64 = e.k64(0);
+    let stride0 = e.cmp(Cmp::Eq, stride64, z64);
+    let end_ok = e.cmp(Cmp::ULe, end, stride64);
+    let in_stride = e.bor(stride0, end_ok);
+    let sel0 = e.band(idx_ok, in_stride);
+    let zr = e.k32(0);
+    let sel2 = e.cmp(Cmp::Ne, records, zr);
+    let sel3 = e.cmp(Cmp::ULe, end, records64);
+    let k0 = e.k32(0);
+    let k1 = e.k32(1);
+    let k2 = e.k32(2);
+    let is0 = e.cmp(Cmp::Eq, oob, k0);
+    let is1 = e.cmp(Cmp::Eq, oob, k1);
+    let is2 = e.cmp(Cmp::Eq, oob, k2);
+    let r = e.select(is2, sel2, sel3);
+    let r = e.select(is1, idx_ok, r);
+    let ok = e.select(is0, sel0, r);
+    let bit = e.k64(1 << 63);
+    let zero = e.k64(0);
+    let okbit = e.select(ok, bit, zero);
+    e.bin(Bin::Or, addr, okbit)
 }
 
 fn global(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
@@ -2199,13 +2234,13 @@ fn global(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
         Some(Operand::Vgpr { first, .. }) => first as u32,
         other => return Err(refusal(inst, pc, format!("data {other:?}"))),
     };
-    let mut pieces = Vec::new();
-    for i in 0..n {
-        let a = cx.e.bink(Bin::Add, addr, 4 * i as u64);
-        let at = crate::units::place(cx, a, bytes, active, pc);
-        let d = cx.vget(data + i);
-        pieces.push((at, d));
-    }
+    let placed: Vec<(Sv, Sv)> = (0..n)
+        .map(|i| (cx.e.bink(Bin::Add, addr, 4 * i as u64), active))
+        .collect();
+    let at = crate::units::place_all(cx, &placed, bytes, pc);
+    let pieces: Vec<(Sv, Sv)> = (0..n)
+        .map(|i| (at[i as usize], cx.vget(data + i)))
+        .collect();
     crate::units::store(cx, crate::units::SPACE_MEM, &pieces, bytes);
     Ok(Done::Next)
 }

@@ -11,6 +11,13 @@
 //! lookup and its fault) or in LDS (after its range and alignment rules), or [`SKIP`]. The wave's first lane
 //! performs every lane's pieces in ascending lane order (piece by piece for the two-address exchanges), as
 //! the model does, so same-address writes and atomic return values are exact.
+//!
+//! Helpers: code that every access repeats (the region lookup, byte reads and writes, buffer addressing,
+//! format decoding, the report of a fault) is a SPIR-V function of the module, written once and called per
+//! access ([`crate::spv::Emit::call_outlined`], defined by [`define_helpers`]). Host compilers inline it
+//! again, so what runs is the same code; the recompiler writes a call of a few words instead of the body
+//! (a dwordx4 store went from 1,800 words to 480). A helper reads only its parameters and module-scope
+//! variables (the report state is `Private` for that reason).
 
 use crate::compile::Cx;
 use crate::layout;
@@ -60,6 +67,10 @@ pub(crate) struct Units {
     /// Segment ids of the units.
     pub store_id: u32,
     pub rmw_id: u32,
+    /// Whether an instruction called the store unit, the read-modify-write unit (a unit nobody calls is
+    /// not emitted).
+    pub store_called: bool,
+    pub rmw_called: bool,
 }
 
 impl Units {
@@ -87,57 +98,72 @@ impl Units {
             ret,
             store_id,
             rmw_id,
+            store_called: false,
+            rmw_called: false,
         }
     }
 }
 
-/// The array of `space`.
-fn array_of(cx: &Cx, space: u32) -> Array {
-    if space == SPACE_LDS {
-        cx.lds
-    } else {
-        cx.mem
-    }
-}
-
-/// The guest-memory offset of the `bytes` at `addr` when `go`, [`SKIP`] otherwise; an access of no region
-/// ends the job with a fault at `pc`.
-pub(crate) fn place(cx: &mut Cx, addr: Sv, bytes: u32, go: Sv, pc: usize) -> Sv {
+/// The guest-memory offset of each piece's `bytes` at its address when it goes, [`SKIP`] otherwise. A piece
+/// that goes and lies in no region ends the job with a fault at `pc`: one report for the instruction, the
+/// first such piece in order (what a report per piece would record: a lane's first report wins).
+pub(crate) fn place_all(cx: &mut Cx, pieces: &[(Sv, Sv)], bytes: u32, pc: usize) -> Vec<Sv> {
     let len = cx.e.k32(bytes);
-    let off = locate(cx, addr, len);
     let none = cx.e.k32(u32::MAX);
-    let missing = cx.e.cmp(Cmp::Eq, off, none);
-    let bad = cx.e.band(missing, go);
-    let pcv = cx.e.k32(pc as u32);
-    let lo = cx.e.trunc(addr);
-    let hi = cx.e.hi(addr);
-    cx.report_if(bad, layout::FAULT, pcv, lo, hi);
     let skip = cx.e.k32(SKIP);
-    cx.e.select(go, off, skip)
+    let mut out = Vec::with_capacity(pieces.len());
+    let mut bads = Vec::with_capacity(pieces.len());
+    for &(addr, go) in pieces {
+        let off = locate(cx, addr, len);
+        let missing = cx.e.cmp(Cmp::Eq, off, none);
+        bads.push((cx.e.band(missing, go), addr));
+        out.push(cx.e.select(go, off, skip));
+    }
+    let (mut any, mut at) = bads[bads.len() - 1];
+    for &(bad, addr) in bads.iter().rev().skip(1) {
+        any = cx.e.bor(any, bad);
+        at = cx.e.select(bad, addr, at);
+    }
+    let pcv = cx.e.k32(pc as u32);
+    let lo = cx.e.trunc(at);
+    let hi = cx.e.hi(at);
+    cx.report_if(any, layout::FAULT, pcv, lo, hi);
+    out
 }
 
 /// Loads `bytes` (1, 2 or 4) at each piece's guest address in this lane, inline: a piece that does not `go`
 /// reads 0, one outside every region faults the job. (Loads stay in their segment: measured on lavapipe, a
 /// call into a unit costs more compile time than the load it replaces.)
 pub(crate) fn load(cx: &mut Cx, pieces: &[(Sv, Sv)], bytes: u32, pc: usize) -> Vec<Sv> {
-    let mut out = Vec::with_capacity(pieces.len());
-    for &(addr, go) in pieces {
-        let at = place(cx, addr, bytes, go, pc);
-        out.push(read_at(cx, SPACE_MEM, at, bytes));
-    }
-    out
+    let at = place_all(cx, pieces, bytes, pc);
+    at.into_iter()
+        .map(|a| read_at(cx, SPACE_MEM, a, bytes))
+        .collect()
 }
 
-/// Reads `bytes` (1, 2 or 4) at placed offset `at` of `space`: 0 for [`SKIP`].
+/// Reads `bytes` (1, 2 or 4) at placed offset `at` of `space`: 0 for [`SKIP`]. A call of the module's
+/// read helper of the space ([`read_in`]).
 pub(crate) fn read_at(cx: &mut Cx, space: u32, at: Sv, bytes: u32) -> Sv {
-    let arr = array_of(cx, space);
-    let skip = cx.e.k32(SKIP);
-    let ok = cx.e.cmp(Cmp::Ne, at, skip);
-    let z = cx.e.k32(0);
-    let safe = cx.e.select(ok, at, z);
     let len = cx.e.k32(bytes);
-    let v = read_bytes(&mut cx.e, arr, safe, len);
-    cx.e.select(ok, v, z)
+    let key = if space == SPACE_LDS {
+        READ_LDS
+    } else {
+        READ_MEM
+    };
+    cx.e.call_outlined(key, Ty::I32, &[at, len])
+}
+
+/// The body of a read helper over `arr`: parameters the placed offset (or [`SKIP`]) and the length.
+fn read_in(e: &mut Emit, arr: Array, p: &[Sv]) -> Sv {
+    let [at, len] = p else {
+        panic!("a read takes two parameters")
+    };
+    let skip = e.k32(SKIP);
+    let ok = e.cmp(Cmp::Ne, *at, skip);
+    let z = e.k32(0);
+    let safe = e.select(ok, *at, z);
+    let v = read_bytes(e, arr, safe, *len);
+    e.select(ok, v, z)
 }
 
 /// Stores each piece (placed offset or [`SKIP`], data) of `bytes` (1, 2 or 4) in `space`, in the store
@@ -154,6 +180,7 @@ pub(crate) fn store(cx: &mut Cx, space: u32, pieces: &[(Sv, Sv)], bytes: u32) {
         cx.put(u.at[i], at);
         cx.put(u.data[i], d);
     }
+    cx.units.store_called = true;
     call(cx, u.store_id, bytes, 0, space);
 }
 
@@ -182,6 +209,7 @@ pub(crate) fn rmw(
             cx.e.store(u.c64, c);
         }
     }
+    cx.units.rmw_called = true;
     call(cx, u.rmw_id, if wide { 8 } else { 4 }, op as u32, space);
     (0..pieces.len())
         .map(|i| cx.e.load(u.old[i], Ty::I64))
@@ -200,10 +228,51 @@ fn call(cx: &mut Cx, unit: u32, bytes: u32, op: u32, space: u32) {
     cx.begin_case(ret);
 }
 
-/// The guest-memory offset of the `len` bytes at `addr`, all ones when no region holds them wholly.
+/// The key of the region-lookup helper ([`locate_in`]).
+pub(crate) const LOCATE: u32 = 0;
+/// The keys of the read helpers ([`read_in`]) of guest memory and LDS.
+const READ_MEM: u32 = 2;
+const READ_LDS: u32 = 3;
+/// The keys of the write helpers ([`write_in`]) of guest memory and LDS.
+const WRITE_MEM: u32 = 4;
+const WRITE_LDS: u32 = 5;
+
+/// Defines every helper the module called (after its entry point ended): region lookup, buffer pieces,
+/// reads and writes. Helpers are pure functions of their parameters and the module's globals.
+pub(crate) fn define_helpers(cx: &mut Cx) {
+    let (regions, mem, lds) = (cx.regions, cx.mem, cx.lds);
+    let (rep, seg, yld) = (cx.rep, cx.seg, cx.yld);
+    for f in cx.e.take_outlined() {
+        match f.key {
+            LOCATE => cx.e.define(&f, |e, p| locate_in(e, regions, p)),
+            crate::translate::BUFFER_PIECE => cx.e.define(&f, crate::translate::buffer_piece),
+            crate::translate::FORMAT_INFO => cx.e.define(&f, crate::translate::format_info),
+            crate::translate::FORMAT_SELECT => cx.e.define(&f, crate::translate::format_select),
+            READ_MEM => cx.e.define(&f, |e, p| read_in(e, mem, p)),
+            READ_LDS => cx.e.define(&f, |e, p| read_in(e, lds, p)),
+            WRITE_MEM => cx.e.define(&f, |e, p| write_in(e, mem, p)),
+            WRITE_LDS => cx.e.define(&f, |e, p| write_in(e, lds, p)),
+            crate::compile::REPORT => {
+                cx.e.define(&f, |e, p| crate::compile::report_in(e, rep, seg, yld, p))
+            }
+            k => unreachable!("no helper {k}"),
+        }
+    }
+}
+
+/// The guest-memory offset of the `len` bytes at `addr`, all ones when no region holds them wholly: a call
+/// of the module's [`locate_in`] helper (every load and store piece needs one).
 pub(crate) fn locate(cx: &mut Cx, addr: Sv, len: Sv) -> Sv {
-    let regions = cx.regions;
-    let e = &mut cx.e;
+    cx.e.call_outlined(LOCATE, Ty::I32, &[addr, len])
+}
+
+/// The body of the region-lookup helper over the launch's `regions`: parameters `addr` (u64) and `len`
+/// (u32).
+pub(crate) fn locate_in(e: &mut Emit, regions: &[crate::Region], p: &[Sv]) -> Sv {
+    let [addr, len] = p else {
+        panic!("locate takes two parameters")
+    };
+    let (addr, len) = (*addr, *len);
     let mut cur = e.k32(u32::MAX);
     let l64 = e.zext(len);
     let a_end = e.bin(Bin::Add, addr, l64);
@@ -260,10 +329,26 @@ pub(crate) fn read_bytes(e: &mut Emit, arr: Array, off: Sv, len: Sv) -> Sv {
     e.trunc(v)
 }
 
-/// Writes the low `len` (1, 2 or 4) bytes of `v` at byte offset `off` of `arr` when `cond`, any alignment:
-/// one read-modify-write of the two dwords the bytes can touch (the second rewritten with its own value when
-/// untouched: no branch, and only one lane writes at a time).
-pub(crate) fn write_bytes(e: &mut Emit, arr: Array, cond: Sv, off: Sv, len: Sv, v: Sv) {
+/// Writes the low `len` (1, 2 or 4) bytes of `v` at byte offset `off` of the array of `space` when `cond`,
+/// any alignment: a call of the module's write helper of the space ([`write_in`]).
+fn write_bytes(e: &mut Emit, space: u32, cond: Sv, off: Sv, len: Sv, v: Sv) {
+    let key = if space == SPACE_LDS {
+        WRITE_LDS
+    } else {
+        WRITE_MEM
+    };
+    e.call_outlined(key, Ty::I32, &[cond, off, len, v]);
+}
+
+/// The body of a write helper over `arr` (parameters cond, off, len, v of [`write_bytes`]): one
+/// read-modify-write of the two dwords the bytes can touch (the second rewritten with its own value when
+/// untouched: no branch, and only one lane writes at a time). Returns the first dword's new value (a
+/// function returns a value here; callers drop it).
+fn write_in(e: &mut Emit, arr: Array, p: &[Sv]) -> Sv {
+    let [cond, off, len, v] = p else {
+        panic!("a write takes four parameters")
+    };
+    let (cond, off, len, v) = (*cond, *off, *len, *v);
     let z = e.k32(0);
     let off = e.select(cond, off, z);
     let ((p0, p1), old, sh64) = dword_pair(e, arr, off);
@@ -280,6 +365,7 @@ pub(crate) fn write_bytes(e: &mut Emit, arr: Array, cond: Sv, off: Sv, len: Sv, 
     let nhi = e.hi(new);
     e.store(p0, nlo);
     e.store(p1, nhi);
+    nlo
 }
 
 /// The word index of exchange word `w` of lane `l` in the slot starting at `base`.
@@ -310,7 +396,6 @@ pub(crate) fn emit_store_unit(cx: &mut Cx) {
     let lanes = cx.shape.wave;
     let base = cx.slot_word(0);
     let xch = cx.xch;
-    let (mem, lds) = (cx.mem, cx.lds);
     let has_lds = cx.shape.lds_bytes > 0;
     cx.e.if_then(leader, |e| {
         let k = e.k32(lanes);
@@ -328,10 +413,10 @@ pub(crate) fn emit_store_unit(cx: &mut Cx) {
                 let skip = e.k32(SKIP);
                 let go = e.cmp(Cmp::Ne, at, skip);
                 let gm = e.band(go, to_mem);
-                write_bytes(e, mem, gm, at, bytes, d);
+                write_bytes(e, SPACE_MEM, gm, at, bytes, d);
                 if has_lds {
                     let gl = e.band(go, to_lds);
-                    write_bytes(e, lds, gl, at, bytes, d);
+                    write_bytes(e, SPACE_LDS, gl, at, bytes, d);
                 }
             }
         });
@@ -457,14 +542,14 @@ pub(crate) fn emit_rmw_unit(cx: &mut Cx) {
                 let new = apply_dyn(e, op, wide, old, d0, d1);
                 let (n_lo, n_hi) = (e.trunc(new), e.hi(new));
                 let gm = e.band(go, to_mem);
-                write_bytes(e, mem, gm, safe, four, n_lo);
+                write_bytes(e, SPACE_MEM, gm, safe, four, n_lo);
                 let gm_hi = e.band(gm, wide);
-                write_bytes(e, mem, gm_hi, hi_at, four, n_hi);
+                write_bytes(e, SPACE_MEM, gm_hi, hi_at, four, n_hi);
                 if has_lds {
                     let gl = e.band(go, to_lds);
-                    write_bytes(e, lds, gl, safe, four, n_lo);
+                    write_bytes(e, SPACE_LDS, gl, safe, four, n_lo);
                     let gl_hi = e.band(gl, wide);
-                    write_bytes(e, lds, gl_hi, hi_at, four, n_hi);
+                    write_bytes(e, SPACE_LDS, gl_hi, hi_at, four, n_hi);
                 }
                 // The old value replaces this piece's data in the lane's words.
                 let (o_lo, o_hi) = (e.trunc(old), e.hi(old));

@@ -12,7 +12,7 @@
 //! structured-control-flow rules.
 
 use rspirv::spirv::{self, Op, Word};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// SPIR-V's magic number (SPIR-V 1.6 specification, 2.3 "Physical Layout").
 const MAGIC: u32 = 0x0723_0203;
@@ -62,6 +62,15 @@ fn push(out: &mut Vec<u32>, op: Op, operands: &[u32]) {
     }
 }
 
+/// Appends one instruction: its opcode, then the words of `head`, then `operands` (no allocation).
+fn push_with(out: &mut Vec<u32>, op: Op, head: &[u32], operands: &[u32]) {
+    let n = 1 + head.len() + operands.len();
+    out.reserve(n);
+    out.push(((n as u32) << 16) | op as u32);
+    out.extend_from_slice(head);
+    out.extend_from_slice(operands);
+}
+
 /// A literal string: UTF-8, NUL-terminated, padded with NULs to a whole word, little-endian in each word.
 fn string_words(s: &str) -> Vec<u32> {
     let mut bytes = s.as_bytes().to_vec();
@@ -78,10 +87,18 @@ fn string_words(s: &str) -> Vec<u32> {
 impl Words {
     /// An empty module of SPIR-V version `major.minor`.
     pub fn new(major: u8, minor: u8) -> Words {
+        // Sized for a typical module at once: growing each section from empty reallocated and copied it
+        // several times per module, which cost a small kernel more than writing its words.
         Words {
             bound: 1,
             version: (major as u32) << 16 | (minor as u32) << 8,
-            chunks: vec![Vec::new()],
+            annotations: Vec::with_capacity(256),
+            globals: Vec::with_capacity(4096),
+            types: HashMap::with_capacity_and_hasher(64, Default::default()),
+            chunks: vec![Vec::with_capacity(4096)],
+            variables: Vec::with_capacity(512),
+            preamble: Vec::with_capacity(2048),
+            functions: Vec::with_capacity(64),
             ..Words::default()
         }
     }
@@ -141,9 +158,12 @@ impl Words {
 
     /// `OpDecorate` with literal operands.
     pub fn decorate(&mut self, target: Word, d: spirv::Decoration, literals: &[u32]) {
-        let mut ops = vec![target, d as u32];
-        ops.extend_from_slice(literals);
-        push(&mut self.annotations, Op::Decorate, &ops);
+        push_with(
+            &mut self.annotations,
+            Op::Decorate,
+            &[target, d as u32],
+            literals,
+        );
     }
 
     /// `OpMemberDecorate` with literal operands.
@@ -161,35 +181,37 @@ impl Words {
 
     /// A type instruction `op` with `operands` after its result id, written once per module.
     pub fn ty(&mut self, op: Op, operands: &[u32]) -> Word {
-        let mut key = Vec::with_capacity(operands.len() + 1);
-        key.push(op as u32);
-        key.extend_from_slice(operands);
-        if let Some(&id) = self.types.get(&key) {
+        // Looked up by a key on the stack when it fits: a type is asked for far more often than it is new.
+        let mut buf = [0u32; 24];
+        let long;
+        let key: &[u32] = if operands.len() < buf.len() {
+            buf[0] = op as u32;
+            buf[1..=operands.len()].copy_from_slice(operands);
+            &buf[..=operands.len()]
+        } else {
+            long = [&[op as u32], operands].concat();
+            &long
+        };
+        if let Some(&id) = self.types.get(key) {
             return id;
         }
         let id = self.id();
-        let mut ops = vec![id];
-        ops.extend_from_slice(operands);
-        push(&mut self.globals, op, &ops);
-        self.types.insert(key, id);
+        push_with(&mut self.globals, op, &[id], operands);
+        self.types.insert(key.to_vec(), id);
         id
     }
 
     /// A struct type, never merged with another of the same members (its decorations are its own).
     pub fn type_struct(&mut self, members: &[Word]) -> Word {
         let id = self.id();
-        let mut ops = vec![id];
-        ops.extend_from_slice(members);
-        push(&mut self.globals, Op::TypeStruct, &ops);
+        push_with(&mut self.globals, Op::TypeStruct, &[id], members);
         id
     }
 
     /// A global result instruction (a constant or a module-scope variable): `op`, type, id, `operands`.
     pub fn global(&mut self, op: Op, ty: Word, operands: &[u32]) -> Word {
         let id = self.id();
-        let mut ops = vec![ty, id];
-        ops.extend_from_slice(operands);
-        push(&mut self.globals, op, &ops);
+        push_with(&mut self.globals, op, &[ty, id], operands);
         id
     }
 
@@ -201,6 +223,19 @@ impl Words {
         fn_ty: Word,
     ) -> Word {
         let id = self.id();
+        self.begin_function_as(id, ret, control, fn_ty);
+        id
+    }
+
+    /// `OpFunction` with result id `id`, taken earlier from [`Words::id`] (calls may precede the
+    /// definition).
+    pub fn begin_function_as(
+        &mut self,
+        id: Word,
+        ret: Word,
+        control: spirv::FunctionControl,
+        fn_ty: Word,
+    ) {
         self.function.clear();
         push(
             &mut self.function,
@@ -213,6 +248,12 @@ impl Words {
         self.preamble.clear();
         self.first_label_end = None;
         self.generation += 1;
+    }
+
+    /// `OpFunctionParameter` of type `ty`, the current function's next parameter (before its first block).
+    pub fn parameter(&mut self, ty: Word) -> Word {
+        let id = self.id();
+        push(&mut self.function, Op::FunctionParameter, &[ty, id]);
         id
     }
 
@@ -231,9 +272,7 @@ impl Words {
     /// dominates every block of the function (its operands must be globals or variables); its id.
     pub fn entry_res(&mut self, op: Op, ty: Word, operands: &[u32]) -> Word {
         let id = self.id();
-        let mut ops = vec![ty, id];
-        ops.extend_from_slice(operands);
-        push(&mut self.preamble, op, &ops);
+        push_with(&mut self.preamble, op, &[ty, id], operands);
         id
     }
 
@@ -248,10 +287,15 @@ impl Words {
         let mut body = std::mem::take(&mut self.chunks);
         let first = body.first_mut().expect("a function has a block");
         let at = self.first_label_end.expect("a function has a block");
-        first.splice(
-            at..at,
-            self.variables.drain(..).chain(self.preamble.drain(..)),
+        debug_assert_eq!(
+            at,
+            first.len(),
+            "the entry label's chunk holds the label alone"
         );
+        first.extend_from_slice(&self.variables);
+        first.extend_from_slice(&self.preamble);
+        self.variables.clear();
+        self.preamble.clear();
         self.functions.push(std::mem::take(&mut self.function));
         self.functions.extend(body);
         let mut end = Vec::new();
@@ -272,6 +316,10 @@ impl Words {
         push(c, Op::Label, &[label]);
         if self.first_label_end.is_none() {
             self.first_label_end = Some(c.len());
+            // The entry block goes on in a chunk of its own, so that the variables and the preamble are
+            // appended after the label at the end instead of shifting the block's words.
+            self.chunks.push(Vec::with_capacity(4096));
+            self.current = self.chunks.len() - 1;
         }
     }
 
