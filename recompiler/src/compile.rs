@@ -92,9 +92,6 @@ pub(crate) struct Cx<'p> {
     sptr: Vec<Word>,
 }
 
-/// The key of the report helper ([`report_in`]).
-pub(crate) const REPORT: u32 = 8;
-
 /// The body of the report helper ([`Cx::report_if`]: parameters cond, kind, pc, a, b) over the report
 /// variables `rep`, the segment `seg` and the yield flag `yld`: the lane's first report is kept, and a
 /// reporting lane's segment becomes DEAD and yields. Returns the report kind before the call (callers drop
@@ -580,7 +577,11 @@ impl<'p> Cx<'p> {
     /// the many places that can report stay small.
     pub fn report_if(&mut self, cond: Sv, kind: u32, pc: Sv, a: Sv, b: Sv) {
         let k = self.e.k32(kind);
-        self.e.call_outlined(REPORT, Ty::I32, &[cond, k, pc, a, b]);
+        self.e.call_outlined(
+            crate::units::Helper::Report.key(),
+            Ty::I32,
+            &[cond, k, pc, a, b],
+        );
     }
 
     /// Writes this lane's pending report, if any, to the status buffer (the first report of the dispatch

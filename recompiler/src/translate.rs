@@ -8,6 +8,7 @@ use crate::program::{flow, Flow, Need};
 use crate::sem::float::{Fmt, F16, F32};
 use crate::sem::{salu, valu};
 use crate::spv::{Emit, Sv};
+use crate::units::Helper;
 use crate::Refusal;
 use reference_model::isa::{Control, Encoding, Form, Instruction, MemFields, Op, Operand, Role};
 
@@ -1884,7 +1885,8 @@ fn format_load(cx: &mut Cx, access: &BufferAccess, rs: u32, dst: u32, n: u32, pc
     let w3 = cx.sget(rs + 3);
     let pcv = cx.e.k32(pc as u32);
     let code = cx.e.field(w3, 12, 7);
-    let info = cx.e.call_outlined(FORMAT_INFO, Ty::I32, &[code]);
+    let info =
+        cx.e.call_outlined(Helper::FormatInfo.key(), Ty::I32, &[code]);
     let e = &mut cx.e;
     let comps = e.field(info, 0, 3);
     let bits = e.field(info, 3, 6);
@@ -1952,7 +1954,11 @@ fn format_load(cx: &mut Cx, access: &BufferAccess, rs: u32, dst: u32, n: u32, pc
     let mut outs = Vec::new();
     for &sel in &sels {
         let e = &mut cx.e;
-        let v = e.call_outlined(FORMAT_SELECT, Ty::I32, &[d[0], d[1], d[2], d[3], info, sel]);
+        let v = e.call_outlined(
+            Helper::FormatSelect.key(),
+            Ty::I32,
+            &[d[0], d[1], d[2], d[3], info, sel],
+        );
         let z = e.k32(0);
         outs.push(e.select(in_range, v, z));
     }
@@ -1961,11 +1967,6 @@ fn format_load(cx: &mut Cx, access: &BufferAccess, rs: u32, dst: u32, n: u32, pc
         cx.vset_if(dst + i as u32, v, active);
     }
 }
-
-/// The key of the format-table helper ([`format_info`]).
-pub(crate) const FORMAT_INFO: u32 = 6;
-/// The key of the DST_SEL helper ([`format_select`]).
-pub(crate) const FORMAT_SELECT: u32 = 7;
 
 /// The body of the format-table helper: from the V#'s format code, the format's components (bits 0..3),
 /// component bits (3..9), signed (bit 9), float (bit 10) and whether [`int_formats`] holds it (bit 11).
@@ -2030,9 +2031,6 @@ pub(crate) fn format_select(e: &mut Emit, p: &[Sv]) -> Sv {
     v
 }
 
-/// The key of the buffer-piece helper ([`buffer_piece`]).
-pub(crate) const BUFFER_PIECE: u32 = 1;
-
 /// A buffer access: its V# (s[rs..rs+4)) and lane terms, the arguments of every piece's call.
 struct BufferAccess {
     /// The V#'s four words, vindex, voffset, soffset and the lane.
@@ -2072,7 +2070,7 @@ impl BufferAccess {
         let mut args = [pos; 10];
         args[..8].copy_from_slice(&self.args);
         args[9] = size;
-        let r = e.call_outlined(BUFFER_PIECE, Ty::I64, &args);
+        let r = e.call_outlined(Helper::BufferPiece.key(), Ty::I64, &args);
         let addr = e.bink(Bin::And, r, 0xffff_ffff_ffff);
         let ok = e.bink(Bin::LShr, r, 63);
         let ok = e.trunc(ok);

@@ -146,11 +146,11 @@ pub(crate) fn load(cx: &mut Cx, pieces: &[(Sv, Sv)], bytes: u32, pc: usize) -> V
 pub(crate) fn read_at(cx: &mut Cx, space: u32, at: Sv, bytes: u32) -> Sv {
     let len = cx.e.k32(bytes);
     let key = if space == SPACE_LDS {
-        READ_LDS
+        Helper::ReadLds
     } else {
-        READ_MEM
+        Helper::ReadMem
     };
-    cx.e.call_outlined(key, Ty::I32, &[at, len])
+    cx.e.call_outlined(key.key(), Ty::I32, &[at, len])
 }
 
 /// The body of a read helper over `arr`: parameters the placed offset (or [`SKIP`]) and the length.
@@ -228,34 +228,66 @@ fn call(cx: &mut Cx, unit: u32, bytes: u32, op: u32, space: u32) {
     cx.begin_case(ret);
 }
 
-/// The key of the region-lookup helper ([`locate_in`]).
-pub(crate) const LOCATE: u32 = 0;
-/// The keys of the read helpers ([`read_in`]) of guest memory and LDS.
-const READ_MEM: u32 = 2;
-const READ_LDS: u32 = 3;
-/// The keys of the write helpers ([`write_in`]) of guest memory and LDS.
-const WRITE_MEM: u32 = 4;
-const WRITE_LDS: u32 = 5;
+/// The module's helper functions, by the key [`crate::spv::Emit::call_outlined`] knows them (one list, so
+/// that no two share a key).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Helper {
+    /// The region lookup ([`locate_in`]).
+    Locate,
+    /// A buffer piece's address and range check ([`crate::translate::buffer_piece`]).
+    BufferPiece,
+    /// The format table of format loads ([`crate::translate::format_info`]).
+    FormatInfo,
+    /// One DST_SEL output of a format load ([`crate::translate::format_select`]).
+    FormatSelect,
+    /// Byte reads of guest memory and LDS ([`read_in`]).
+    ReadMem,
+    ReadLds,
+    /// Byte writes of guest memory and LDS ([`write_in`]).
+    WriteMem,
+    WriteLds,
+    /// A report of the lane ([`crate::compile::report_in`]).
+    Report,
+}
 
-/// Defines every helper the module called (after its entry point ended): region lookup, buffer pieces,
-/// reads and writes. Helpers are pure functions of their parameters and the module's globals.
+impl Helper {
+    const ALL: [Helper; 9] = [
+        Helper::Locate,
+        Helper::BufferPiece,
+        Helper::FormatInfo,
+        Helper::FormatSelect,
+        Helper::ReadMem,
+        Helper::ReadLds,
+        Helper::WriteMem,
+        Helper::WriteLds,
+        Helper::Report,
+    ];
+
+    /// Its key: its place in [`Helper::ALL`].
+    pub(crate) fn key(self) -> u32 {
+        self as u32
+    }
+}
+
+/// Defines every helper the module called (after its entry point ended). Helpers are functions of their
+/// parameters and the module's globals.
 pub(crate) fn define_helpers(cx: &mut Cx) {
     let (regions, mem, lds) = (cx.regions, cx.mem, cx.lds);
     let (rep, seg, yld) = (cx.rep, cx.seg, cx.yld);
     for f in cx.e.take_outlined() {
-        match f.key {
-            LOCATE => cx.e.define(&f, |e, p| locate_in(e, regions, p)),
-            crate::translate::BUFFER_PIECE => cx.e.define(&f, crate::translate::buffer_piece),
-            crate::translate::FORMAT_INFO => cx.e.define(&f, crate::translate::format_info),
-            crate::translate::FORMAT_SELECT => cx.e.define(&f, crate::translate::format_select),
-            READ_MEM => cx.e.define(&f, |e, p| read_in(e, mem, p)),
-            READ_LDS => cx.e.define(&f, |e, p| read_in(e, lds, p)),
-            WRITE_MEM => cx.e.define(&f, |e, p| write_in(e, mem, p)),
-            WRITE_LDS => cx.e.define(&f, |e, p| write_in(e, lds, p)),
-            crate::compile::REPORT => {
+        let helper = Helper::ALL.get(f.key as usize).copied();
+        match helper.unwrap_or_else(|| unreachable!("no helper {}", f.key)) {
+            Helper::Locate => cx.e.define(&f, |e, p| locate_in(e, regions, p)),
+            Helper::BufferPiece => cx.e.define(&f, crate::translate::buffer_piece),
+            Helper::FormatInfo => cx.e.define(&f, crate::translate::format_info),
+            Helper::FormatSelect => cx.e.define(&f, crate::translate::format_select),
+            Helper::ReadMem => cx.e.define(&f, |e, p| read_in(e, mem, p)),
+            Helper::ReadLds => cx.e.define(&f, |e, p| read_in(e, lds, p)),
+            Helper::WriteMem => cx.e.define(&f, |e, p| write_in(e, mem, p)),
+            Helper::WriteLds => cx.e.define(&f, |e, p| write_in(e, lds, p)),
+            Helper::Report => {
                 cx.e.define(&f, |e, p| crate::compile::report_in(e, rep, seg, yld, p))
             }
-            k => unreachable!("no helper {k}"),
         }
     }
 }
@@ -263,7 +295,7 @@ pub(crate) fn define_helpers(cx: &mut Cx) {
 /// The guest-memory offset of the `len` bytes at `addr`, all ones when no region holds them wholly: a call
 /// of the module's [`locate_in`] helper (every load and store piece needs one).
 pub(crate) fn locate(cx: &mut Cx, addr: Sv, len: Sv) -> Sv {
-    cx.e.call_outlined(LOCATE, Ty::I32, &[addr, len])
+    cx.e.call_outlined(Helper::Locate.key(), Ty::I32, &[addr, len])
 }
 
 /// The body of the region-lookup helper over the launch's `regions`: parameters `addr` (u64) and `len`
@@ -333,11 +365,11 @@ pub(crate) fn read_bytes(e: &mut Emit, arr: Array, off: Sv, len: Sv) -> Sv {
 /// any alignment: a call of the module's write helper of the space ([`write_in`]).
 fn write_bytes(e: &mut Emit, space: u32, cond: Sv, off: Sv, len: Sv, v: Sv) {
     let key = if space == SPACE_LDS {
-        WRITE_LDS
+        Helper::WriteLds
     } else {
-        WRITE_MEM
+        Helper::WriteMem
     };
-    e.call_outlined(key, Ty::I32, &[cond, off, len, v]);
+    e.call_outlined(key.key(), Ty::I32, &[cond, off, len, v]);
 }
 
 /// The body of a write helper over `arr` (parameters cond, off, len, v of [`write_bytes`]): one
@@ -568,4 +600,16 @@ pub(crate) fn emit_rmw_unit(cx: &mut Cx) {
     cx.next_slot();
     let r = cx.get(u.ret);
     cx.end_case(r, false);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Helper;
+
+    #[test]
+    fn every_helper_is_found_by_its_key() {
+        for (i, h) in Helper::ALL.iter().enumerate() {
+            assert_eq!(h.key() as usize, i, "{h:?}");
+        }
+    }
 }

@@ -366,11 +366,9 @@ impl Words {
         id
     }
 
-    /// The module's words (header, then the sections in the order SPIR-V 2.4 requires): copied once into
-    /// a vector of the exact size, or for a large module around its largest piece ([`LARGE_MODULE`]).
-    pub fn assemble(self) -> Vec<u32> {
-        let header = [MAGIC, self.version, 0, self.bound, 0];
-        let sections = [
+    /// The module's sections before the functions, in the order SPIR-V 2.4 requires.
+    fn sections(&self) -> [&[u32]; 8] {
+        [
             &self.capabilities,
             &self.imports,
             &self.memory_model,
@@ -379,9 +377,19 @@ impl Words {
             &self.names,
             &self.annotations,
             &self.globals,
-        ];
-        let total = header.len()
-            + sections.iter().map(|s| s.len()).sum::<usize>()
+        ]
+    }
+
+    /// The module's header words.
+    fn header(&self) -> [u32; 5] {
+        [MAGIC, self.version, 0, self.bound, 0]
+    }
+
+    /// The module's words (header, sections, functions): copied once into a vector of the exact size, or for
+    /// a large module around its largest piece ([`LARGE_MODULE`]).
+    pub fn assemble(self) -> Vec<u32> {
+        let total = 5
+            + self.sections().iter().map(|s| s.len()).sum::<usize>()
             + self.functions.iter().map(Vec::len).sum::<usize>();
         if total > LARGE_MODULE {
             self.assemble_around_largest()
@@ -393,20 +401,9 @@ impl Words {
     /// [`Words::assemble`] for a small module of `total` words: one allocation of the exact size, every
     /// piece copied once.
     fn assemble_copied(self, total: usize) -> Vec<u32> {
-        let header = [MAGIC, self.version, 0, self.bound, 0];
-        let sections = [
-            &self.capabilities,
-            &self.imports,
-            &self.memory_model,
-            &self.entry_points,
-            &self.modes,
-            &self.names,
-            &self.annotations,
-            &self.globals,
-        ];
         let mut out = Vec::with_capacity(total);
-        out.extend_from_slice(&header);
-        for s in sections {
+        out.extend_from_slice(&self.header());
+        for s in self.sections() {
             out.extend_from_slice(s);
         }
         for f in &self.functions {
@@ -426,17 +423,8 @@ impl Words {
         } else {
             std::mem::take(&mut self.functions[big])
         };
-        let mut before: Vec<u32> = vec![MAGIC, self.version, 0, self.bound, 0];
-        for s in [
-            &self.capabilities,
-            &self.imports,
-            &self.memory_model,
-            &self.entry_points,
-            &self.modes,
-            &self.names,
-            &self.annotations,
-            &self.globals,
-        ] {
+        let mut before: Vec<u32> = self.header().to_vec();
+        for s in self.sections() {
             before.extend_from_slice(s);
         }
         for f in &self.functions[..big.min(self.functions.len())] {
