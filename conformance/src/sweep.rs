@@ -49,6 +49,7 @@ pub fn model_fn(op: Op) -> Option<ModelFn> {
         VCvtFlrI32F32 => |m, x| fp::cvt_flr_i32_f32(m, x) as u32,
         VCvtRpiI32F32 => |m, x| fp::cvt_rpi_i32_f32(m, x) as u32,
         VCvtF16F32 => |m, x| fp::cvt_f16_f32(m, x) as u32,
+        VCvtF32F16 => |m, x| fp::cvt_f32_f16(m, x as u16),
         VFloorF16 => |m, x| fp::floor_f16(m, x as u16) as u32,
         VCeilF16 => |m, x| fp::ceil_f16(m, x as u16) as u32,
         VTruncF16 => |m, x| fp::trunc_f16(m, x as u16) as u32,

@@ -320,12 +320,12 @@ pub(crate) fn ds(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Ref
         return Err(refusal(
             inst,
             pc,
-            "this LDS operation is not translated (float LDS atomics wait for the float operations)",
+            "this LDS operation is not translated (the f64 LDS atomics wait for an f64 engine)",
         ));
     };
     let wide = name.ends_with("64");
     let bytes = if wide { 8 } else { 4 };
-    let has_d1 = matches!(rmw_op, Rmw::Mskor | Rmw::CmpSt | Rmw::Wrap);
+    let has_d1 = matches!(rmw_op, Rmw::Mskor | Rmw::CmpSt | Rmw::FCmpSt | Rmw::Wrap);
     let a = address(cx, inst, pc, offset)?;
     // Atomics need natural alignment (seed 000, measured for the 64-bit LDS atomics).
     let at = place(cx, a, bytes, bytes, active, pc);

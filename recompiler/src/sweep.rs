@@ -47,6 +47,7 @@ pub fn unary(op: Op) -> Option<Unary> {
             | FloatOp::ToInt(_)
             | FloatOp::FloorToInt(_)
             | FloatOp::Narrow
+            | FloatOp::Widen
             | FloatOp::ToInt16(_)
             | FloatOp::Fract
             | FloatOp::FrexpMant
@@ -58,7 +59,11 @@ pub fn unary(op: Op) -> Option<Unary> {
     let half = fmt == fp::F16;
     Some(Unary {
         op,
-        input_bits: if half && f != FloatOp::Narrow { 16 } else { 32 },
+        input_bits: if half && f != FloatOp::Narrow || f == FloatOp::Widen {
+            16
+        } else {
+            32
+        },
         output_bits: if half { 16 } else { 32 },
     })
 }
@@ -176,6 +181,8 @@ mod tests {
         assert_eq!(unary(Op::VCvtF16F32).unwrap().input_bits, 32);
         assert_eq!(unary(Op::VCvtF16F32).unwrap().output_bits, 16);
         assert_eq!(unary(Op::VFractF16).unwrap().input_bits, 16);
+        assert_eq!(unary(Op::VCvtF32F16).unwrap().input_bits, 16);
+        assert_eq!(unary(Op::VCvtF32F16).unwrap().output_bits, 32);
         assert!(module(Op::VAddF32, 0).is_err());
         // Every sweep module passes the static check (module() refuses one that does not).
         for op in unary_ops() {

@@ -614,6 +614,8 @@ pub(crate) enum FloatOp {
     FmaLegacy(FmaC),
     /// v_cvt_f16_f32: an f32 source, an f16 result.
     Narrow,
+    /// v_cvt_f32_f16: an f16 source, an f32 result (exact).
+    Widen,
     /// v_floor (2), v_ceil (1), v_trunc (3), v_rndne (0): rounding to an integral value.
     RoundInt(u32),
     /// v_cvt_i16_f16 (signed) or v_cvt_u16_f16.
@@ -697,6 +699,7 @@ pub(crate) fn float_op(op: Op) -> Option<(Fmt, FloatOp)> {
         VTruncF16 => (F16, RoundInt(3)),
         VRndneF16 => (F16, RoundInt(0)),
         VCvtF16F32 => (F16, Narrow),
+        VCvtF32F16 => (F32, Widen),
         VCvtF16I16 => (F16, FromInt(true)),
         VCvtF16U16 => (F16, FromInt(false)),
         VCvtI16F16 => (F16, ToInt16(true)),
@@ -800,7 +803,12 @@ fn float_alu(
         Some(Operand::Vgpr { first, .. }) => first as u32,
         other => return Err(refusal(inst, pc, format!("vector destination {other:?}"))),
     };
-    let sign = fmt_sign(if f == FloatOp::Narrow { F32 } else { fmt });
+    // The sources' format: v_cvt_f16_f32 reads an f32, v_cvt_f32_f16 an f16.
+    let sign = fmt_sign(match f {
+        FloatOp::Narrow => F32,
+        FloatOp::Widen => F16,
+        _ => fmt,
+    });
     // Integer sources are read without modifiers, as the model reads them.
     let int_source = matches!(f, FloatOp::FromInt(_) | FloatOp::Ubyte(_) | FloatOp::OffI4);
     let mut s = raw;
@@ -853,6 +861,139 @@ fn float_alu(
         // SDWA places a 16-bit result by dst_sel, as a 32-bit one.
         write32(cx, inst, pc, vd, r, active)?;
     }
+    Ok(Done::Next)
+}
+
+/// VOP3P: the packed 16-bit integer and f16 operations (the low result half from the source halves op_sel
+/// picks, the high one from those op_sel_hi picks; neg and neg_hi negate the f16 halves), the
+/// mixed-precision FMAs (op_sel_hi makes a source an f16 half, op_sel picks which; neg_hi is its abs) and
+/// the integer dot products, as `reference_model::exec::vfloat` and `valu` run them.
+fn vop3p(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
+    use crate::sem::float as fp;
+    use Op::*;
+    let op = inst.op;
+    let m = inst.mods;
+    let vd = match inst.operand(Role::Vdst) {
+        Some(Operand::Vgpr { first, .. }) => first as u32,
+        other => return Err(refusal(inst, pc, format!("vector destination {other:?}"))),
+    };
+    let roles = [Role::Src0, Role::Src1, Role::Src2];
+    // Integer halves read constants as 16-bit values, the float and dot forms as 32-bit ones (the model's
+    // I16 and B32 reads).
+    let int_pk = valu::pk16_scalar(op).is_some();
+    let mut raw = [cx.e.k32(0); 3];
+    for (i, role) in roles.into_iter().enumerate() {
+        if let Some(o) = inst.operand(role) {
+            raw[i] = cx.vread(o, int_pk, inst, pc)?;
+        }
+    }
+    let active = cx.active();
+    let bit = |f: u8, i: usize| f >> i & 1 == 1;
+    // Source i's half for result half h.
+    let half = |e: &mut Emit, v: Sv, i: usize, h: usize| {
+        let sel = if h == 0 { m.op_sel } else { m.op_sel_hi };
+        let v = if bit(sel, i) {
+            e.bink(Bin::LShr, v, 16)
+        } else {
+            v
+        };
+        e.bink(Bin::And, v, 0xffff)
+    };
+    let mode = cx.mode_word();
+    let e = &mut cx.e;
+    let value = if int_pk {
+        let mut r = e.k32(0);
+        for h in 0..2 {
+            let [a, b, c] = std::array::from_fn(|i| half(e, raw[i], i, h));
+            let v = valu::pk16(e, op, a, b, c, m.clamp).expect("a packed integer operation");
+            let v = e.bink(Bin::And, v, 0xffff);
+            let v = e.bink(Bin::Shl, v, 16 * h as u64);
+            r = e.bin(Bin::Or, r, v);
+        }
+        r
+    } else if let Some(v) = valu::dot(e, op, raw[0], raw[1], raw[2], m.clamp) {
+        v
+    } else if matches!(op, VFmaMixF32 | VFmaMixloF16 | VFmaMixhiF16) {
+        let e32 = fp::env(e, mode);
+        let e16 = fp::env16(e, mode);
+        let from16: [bool; 3] = std::array::from_fn(|i| bit(m.op_sel_hi, i));
+        let mut s = raw;
+        for (i, v) in s.iter_mut().enumerate() {
+            let (neg, abs) = (bit(m.neg, i), bit(m.neg_hi, i));
+            *v = if from16[i] {
+                let h = if bit(m.op_sel, i) {
+                    e.bink(Bin::LShr, *v, 16)
+                } else {
+                    *v
+                };
+                let h = e.bink(Bin::And, h, if abs { 0x7fff } else { 0xffff });
+                let h = if neg { e.bink(Bin::Xor, h, 0x8000) } else { h };
+                fp::mix_source(e, &e16, h, true)
+            } else {
+                let x = if abs {
+                    e.bink(Bin::And, *v, 0x7fff_ffff)
+                } else {
+                    *v
+                };
+                if neg {
+                    e.bink(Bin::Xor, x, 0x8000_0000)
+                } else {
+                    x
+                }
+            };
+        }
+        if op == VFmaMixF32 {
+            let r = fp::fma(e, &e32, s[0], s[1], s[2]);
+            fp::omod_clamp(e, &e32, mode, r, 0, m.clamp)
+        } else {
+            let r = fp::fma_mix_f16(e, &e32, &e16, s, from16);
+            let r = fp::omod_clamp(e, &e16, mode, r, 0, m.clamp);
+            let old = cx.vget(vd);
+            let e = &mut cx.e;
+            if op == VFmaMixloF16 {
+                let hi = e.bink(Bin::And, old, 0xffff_0000);
+                e.bin(Bin::Or, hi, r)
+            } else {
+                let lo = e.bink(Bin::And, old, 0xffff);
+                let r = e.bink(Bin::Shl, r, 16);
+                e.bin(Bin::Or, lo, r)
+            }
+        }
+    } else {
+        let f = match op {
+            VPkAddF16 => FloatOp::Add,
+            VPkMulF16 => FloatOp::Mul,
+            VPkFmaF16 => FloatOp::Fma(FmaC::Src2),
+            VPkMinF16 => FloatOp::MinMax(false),
+            VPkMaxF16 => FloatOp::MinMax(true),
+            _ => {
+                return Err(refusal(
+                    inst,
+                    pc,
+                    "this VOP3P operation is not translated yet (v_dot2_f32_f16 waits for an exact                      three-term sum)",
+                ))
+            }
+        };
+        let env = fp::env16(e, mode);
+        let mut r = e.k32(0);
+        for h in 0..2 {
+            let s: [Sv; 3] = std::array::from_fn(|i| {
+                let v = half(e, raw[i], i, h);
+                let neg = bit(if h == 0 { m.neg } else { m.neg_hi }, i);
+                if neg {
+                    e.bink(Bin::Xor, v, 0x8000)
+                } else {
+                    v
+                }
+            });
+            let v = float_value(e, &env, mode, f, s);
+            let v = fp::omod_clamp(e, &env, mode, v, 0, m.clamp);
+            let v = e.bink(Bin::Shl, v, 16 * h as u64);
+            r = e.bin(Bin::Or, r, v);
+        }
+        r
+    };
+    write32(cx, inst, pc, vd, value, active)?;
     Ok(Done::Next)
 }
 
@@ -937,6 +1078,10 @@ pub(crate) fn float_value(
             let e32 = fp::env(e, mode);
             fp::cvt_f16_f32(e, &e32, &env, a)
         }
+        FloatOp::Widen => {
+            let e16 = fp::env16(e, mode);
+            fp::cvt_f32_f16(e, &e16, a)
+        }
     };
     // FP16_OVFL on the arithmetic (a no-op that folds away for f32).
     match f {
@@ -982,6 +1127,11 @@ fn vector_forms(inst: &Instruction, pc: usize) -> Result<(), Refusal> {
         measurements::job::BackendError::Unsupported { reason, .. } => refusal(inst, pc, reason),
         other => refusal(inst, pc, other.to_string()),
     })?;
+    // VOP3P's fields (neg, neg_hi, op_sel, op_sel_hi, clamp) are the model's to vet, and [`vop3p`] applies
+    // every one the model honours.
+    if inst.encoding == Encoding::Vop3p {
+        return Ok(());
+    }
     let m = inst.mods;
     // neg and abs are bit operations on float sources, applied where those are read.
     let float = float_op(inst.op).is_some() || float_compare(inst.op).is_some();
@@ -1002,9 +1152,6 @@ fn vector_forms(inst: &Instruction, pc: usize) -> Result<(), Refusal> {
                 "SDWA clamp and output modifiers are not translated yet",
             ));
         }
-    }
-    if inst.encoding == Encoding::Vop3p {
-        return Err(refusal(inst, pc, "VOP3P operations are not translated yet"));
     }
     Ok(())
 }
@@ -1245,6 +1392,9 @@ fn write32(
 fn vector(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
     use Op::*;
     vector_forms(inst, pc)?;
+    if inst.encoding == Encoding::Vop3p {
+        return vop3p(cx, inst, pc);
+    }
     let op = inst.op;
     let native = inst.form == Form::Native;
     let m = inst.mods;
@@ -1291,7 +1441,7 @@ fn vector(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
 
     if let Some((fmt, f)) = float_op(op) {
         // Sources in the operation's width (v_cvt_f16_f32 reads an f32); only the used ones.
-        let half = fmt == F16 && f != FloatOp::Narrow;
+        let half = fmt == F16 && f != FloatOp::Narrow || f == FloatOp::Widen;
         let int_role = match f {
             FloatOp::FromInt(_) => Some(Role::Src0),
             FloatOp::Ldexp => Some(Role::Src1),
@@ -1326,6 +1476,30 @@ fn vector(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
             }
         }
         return float_alu(cx, inst, pc, fmt, f, raw, active);
+    }
+
+    if op == VPkFmacF16 {
+        // Both halves fused onto the old destination's; sources and result without modifiers.
+        let a = src(cx, Role::Src0, false)?;
+        let b = src(cx, Role::Src1, false)?;
+        let d = vdst()?;
+        let c = cx.vget(d);
+        let mode = cx.mode_word();
+        let e = &mut cx.e;
+        let env = crate::sem::float::env16(e, mode);
+        let mut halves = [a; 2];
+        for (h, out) in halves.iter_mut().enumerate() {
+            let part = |e: &mut Emit, v: Sv| {
+                let v = e.bink(Bin::LShr, v, 16 * h as u64);
+                e.bink(Bin::And, v, 0xffff)
+            };
+            let s = [part(e, a), part(e, b), part(e, c)];
+            *out = float_value(e, &env, mode, FloatOp::Fma(FmaC::Vdst), s);
+        }
+        let hi = e.bink(Bin::Shl, halves[1], 16);
+        let v = e.bin(Bin::Or, halves[0], hi);
+        write32(cx, inst, pc, d, v, active)?;
+        return Ok(Done::Next);
     }
 
     // Compares: the lane's bit, exchanged into the wave's mask.

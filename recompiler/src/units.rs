@@ -71,6 +71,8 @@ pub(crate) struct Units {
     /// not emitted).
     pub store_called: bool,
     pub rmw_called: bool,
+    /// The read-modify-write operations called (bit `Rmw as u32`): the unit applies only these.
+    pub rmw_ops: u32,
 }
 
 impl Units {
@@ -100,6 +102,7 @@ impl Units {
             rmw_id,
             store_called: false,
             rmw_called: false,
+            rmw_ops: 0,
         }
     }
 }
@@ -210,6 +213,7 @@ pub(crate) fn rmw(
         }
     }
     cx.units.rmw_called = true;
+    cx.units.rmw_ops |= 1 << op as u32;
     call(cx, u.rmw_id, if wide { 8 } else { 4 }, op as u32, space);
     (0..pieces.len())
         .map(|i| cx.e.load(u.old[i], Ty::I64))
@@ -459,8 +463,8 @@ pub(crate) fn emit_store_unit(cx: &mut Cx) {
     cx.end_case(r, false);
 }
 
-/// Every integer read-modify-write the unit can apply, in the order of their ids.
-const RMWS: [Rmw; 18] = [
+/// Every read-modify-write the unit can apply, in the order of their ids.
+const RMWS: [Rmw; 22] = [
     Rmw::Add,
     Rmw::Sub,
     Rmw::Rsub,
@@ -479,17 +483,27 @@ const RMWS: [Rmw; 18] = [
     Rmw::CmpSt,
     Rmw::CmpSwap,
     Rmw::Wrap,
+    Rmw::FMin,
+    Rmw::FMax,
+    Rmw::FCmpSt,
+    Rmw::FAdd,
 ];
 
-/// The new value of `op` (a dynamic id, `Rmw as u32`) at 32 or 64 bits (`wide`), from 64-bit operands.
-fn apply_dyn(e: &mut Emit, op: Sv, wide: Sv, old: Sv, d0: Sv, d1: Sv) -> Sv {
+/// The new value of `op` (a dynamic id, `Rmw as u32`, one of the set `ops`) at 32 or 64 bits (`wide`), from
+/// 64-bit operands; `mode` is the MODE register value the float operations read (32-bit only).
+#[allow(clippy::too_many_arguments)]
+fn apply_dyn(e: &mut Emit, ops: u32, op: Sv, wide: Sv, old: Sv, d0: Sv, d1: Sv, mode: Sv) -> Sv {
     let (o32, a32, b32) = (e.trunc(old), e.trunc(d0), e.trunc(d1));
     let mut r = old;
-    for &k in &RMWS {
-        let n64 = apply(e, k, old, d0, d1);
-        let n32 = apply(e, k, o32, a32, b32);
+    for &k in RMWS.iter().filter(|&&k| ops >> k as u32 & 1 == 1) {
+        let n32 = apply(e, k, o32, a32, b32, mode);
         let n32 = e.zext(n32);
-        let n = e.select(wide, n64, n32);
+        let n = if k.is_float() {
+            n32
+        } else {
+            let n64 = apply(e, k, old, d0, d1, mode);
+            e.select(wide, n64, n32)
+        };
         let id = e.k32(k as u32);
         let is = e.cmp(Cmp::Eq, op, id);
         r = e.select(is, n, r);
@@ -526,6 +540,8 @@ pub(crate) fn emit_rmw_unit(cx: &mut Cx) {
     let xch = cx.xch;
     let (mem, lds) = (cx.mem, cx.lds);
     let has_lds = cx.shape.lds_bytes > 0;
+    let ops = cx.units.rmw_ops;
+    let mode = cx.mode_word();
     cx.e.if_then(leader, |e| {
         let k8 = e.k32(8);
         let wide = e.cmp(Cmp::Eq, bytes, k8);
@@ -571,7 +587,7 @@ pub(crate) fn emit_rmw_unit(cx: &mut Cx) {
                 let old = e.select(go, old, z64);
                 let d0 = e.pack(d_lo, d_hi);
                 let d1 = e.pack(c_lo, c_hi);
-                let new = apply_dyn(e, op, wide, old, d0, d1);
+                let new = apply_dyn(e, ops, op, wide, old, d0, d1, mode);
                 let (n_lo, n_hi) = (e.trunc(new), e.hi(new));
                 let gm = e.band(go, to_mem);
                 write_bytes(e, SPACE_MEM, gm, safe, four, n_lo);

@@ -867,3 +867,145 @@ fn fract_frexp_and_ldexp_match_the_model_in_every_mode() {
     }
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
+
+// f16 sources in f32 arithmetic.
+
+/// Modes that vary both formats' fields at once: every f32 and f16 round direction, every pair of denormal
+/// settings, IEEE_MODE and FP16_OVFL (a repeatable selection of the 1,024).
+fn mixed_modes() -> Vec<Mode> {
+    let mut v = Vec::new();
+    for fm in 0..=255u8 {
+        // Every f32 round/denorm pair with every f16 denorm setting; the f16 round direction cycles.
+        let (ieee, ovfl) = ((fm >> 1) & 1 == 1, fm & 5 == 5);
+        if fm % 3 == 0 || fm & 0x0c == (fm >> 4) & 0x0c {
+            v.push(Mode {
+                float_mode: fm,
+                ieee,
+                dx10_clamp: fm & 8 == 0,
+                fp16_ovfl: ovfl,
+            });
+        }
+    }
+    v
+}
+
+#[test]
+fn f16_to_f32_matches_the_model_for_every_input() {
+    let mut bad = Vec::new();
+    for m in modes16() {
+        let e = &mut Eval;
+        let word = e.k32(m.to_hwreg());
+        let e16 = soft::env16(e, word);
+        for h in 0..=0xffffu32 {
+            let x = e.k32(h);
+            let got = soft::cvt_f32_f16(e, &e16, x).u() as u32;
+            let want = reference_model::float::cvt_f32_f16(m, h as u16);
+            if got != want && bad.len() < 10 {
+                bad.push(format!(
+                    "mode {:#x} ieee {}: {h:#06x}: got {got:#010x}, model {want:#010x}",
+                    m.float_mode, m.ieee
+                ));
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+#[test]
+fn mixed_precision_fma_matches_the_model_in_every_source_form() {
+    use reference_model::float::{fma_mix_f32, fma_mixlo_f16, MixSrc};
+    let mut r = Rng(21);
+    // Register values: f32 operands in the whole word, f16 ones in either half.
+    let mut regs: Vec<[u32; 3]> = Vec::new();
+    let f16s = [
+        0x0000, 0x0001, 0x03ff, 0x0400, 0x3c00, 0x7bff, 0x7c00, 0x7e00, 0x7d01, 0x3555,
+    ];
+    for &a in &SPECIAL[..12] {
+        for &h in &f16s {
+            regs.push([a, h | 0x8000 << 16, h << 16 | 0x3c00]);
+            regs.push([h << 16 | h, a ^ 0x8000_0000, a]);
+        }
+    }
+    for _ in 0..1500 {
+        let f = |r: &mut Rng| {
+            if r.next() & 1 == 0 {
+                r.operand()
+            } else {
+                operand16(r) << 16 | operand16(r)
+            }
+        };
+        regs.push([f(&mut r), f(&mut r), f(&mut r)]);
+    }
+    let mut bad = Vec::new();
+    for (k, m) in mixed_modes().into_iter().enumerate() {
+        let e = &mut Eval;
+        let word = e.k32(m.to_hwreg());
+        let e32 = soft::env(e, word);
+        let e16 = soft::env16(e, word);
+        for (j, reg) in regs.iter().enumerate() {
+            // A source form per operand (f32, low f16, high f16), cycled over modes and registers.
+            let forms: [u32; 3] = std::array::from_fn(|i| ((k + j + 2 * i + j / 3) % 3) as u32);
+            let mix: [MixSrc; 3] = std::array::from_fn(|i| {
+                MixSrc::select(reg[i], forms[i] == 2, forms[i] != 0, false, false)
+            });
+            let src: [Val; 3] = std::array::from_fn(|i| {
+                let v = match forms[i] {
+                    0 => reg[i],
+                    1 => reg[i] & 0xffff,
+                    _ => reg[i] >> 16,
+                };
+                let x = e.k32(v);
+                soft::mix_source(e, &e16, x, forms[i] != 0)
+            });
+            let from16 = forms.map(|f| f != 0);
+            let got32 = soft::fma(e, &e32, src[0], src[1], src[2]).u() as u32;
+            let want32 = fma_mix_f32(m, mix[0], mix[1], mix[2]);
+            let got16 = soft::fma_mix_f16(e, &e32, &e16, src, from16).u() as u32;
+            let want16 = fma_mixlo_f16(m, mix[0], mix[1], mix[2]) as u32;
+            if (got32 != want32 || got16 != want16) && bad.len() < 10 {
+                bad.push(format!(
+                    "mode {:#x} ieee {} ovfl {}: {reg:08x?} forms {forms:?}: f32 {got32:#010x}/{want32:#010x} \
+                     f16 {got16:#06x}/{want16:#06x}",
+                    m.float_mode, m.ieee, m.fp16_ovfl
+                ));
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+#[test]
+fn lds_float_atomics_match_the_model_in_every_mode() {
+    use recompiler::sem::atomic::{apply, Rmw};
+    use reference_model::float::{lds_add_f32, lds_cmpst_f32, lds_max_f32, lds_min_f32};
+    let p = pairs(3000, 31);
+    let mut bad = Vec::new();
+    for m in modes() {
+        let e = &mut Eval;
+        let word = e.k32(m.to_hwreg());
+        for (i, &(a, b)) in p.iter().enumerate() {
+            let (x, y) = (e.k32(a), e.k32(b));
+            // The compare-store's source: a third operand (a NaN or denormal stored as given).
+            let c = p[(i * 7 + 3) % p.len()].0;
+            let z = e.k32(c);
+            // Half the compare-stores compare equal bits, where the rule decides most.
+            let (cmp, cv) = if i % 2 == 0 { (x, a) } else { (y, b) };
+            for (op, want) in [
+                (Rmw::FMin, lds_min_f32(m, a, b)),
+                (Rmw::FMax, lds_max_f32(m, a, b)),
+                (Rmw::FAdd, lds_add_f32(m, a, b)),
+                (Rmw::FCmpSt, lds_cmpst_f32(m, a, cv, c)),
+            ] {
+                let (d0, d1) = if op == Rmw::FCmpSt { (cmp, z) } else { (y, z) };
+                let got = apply(e, op, x, d0, d1, word).u() as u32;
+                if got != want && bad.len() < 10 {
+                    bad.push(format!(
+                        "{op:?} mode {:#x} ieee {}: {a:#010x}, {b:#010x}, {c:#010x}: got {got:#010x}, model {want:#010x}",
+                        m.float_mode, m.ieee
+                    ));
+                }
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}

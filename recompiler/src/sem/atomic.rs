@@ -1,8 +1,10 @@
 //! Read-modify-write operations of the LDS, buffer, global and flat atomics: the new memory value from the
-//! old one and the data, as `reference_model::exec::mem_ops` applies them (integer operations; the float
-//! ones are refused until they are bit-exact). The width is the old value's: 32 or 64 bits.
+//! old one and the data, as `reference_model::exec::mem_ops` applies them: the integer operations at 32 or
+//! 64 bits (the old value's width), and the f32 LDS ones through the float engine (rules `lds.float_minmax`,
+//! `lds.float_cmpst`, `lds.add_f32`). f64 LDS atomics wait for an f64 engine.
 
 use crate::lower::{Bin, Cmp, Lower};
+use crate::sem::float as fp;
 use reference_model::isa::Op;
 
 /// The operation an atomic or LDS read-modify-write applies.
@@ -44,10 +46,25 @@ pub enum Rmw {
     CmpSwap,
     /// old >= d0 ? old - d0 : old + d1.
     Wrap,
+    /// f32 minimum by the LDS rule (`reference_model::float::lds_min_f32`).
+    FMin,
+    /// f32 maximum by the LDS rule.
+    FMax,
+    /// f32 compare-store: d1 where the flushed old value equals the flushed d0 as floats, else old.
+    FCmpSt,
+    /// f32 add with IEEE_MODE taken as 0.
+    FAdd,
 }
 
-/// The integer read-modify-write `op` applies (the model's `atomic32`/`atomic64` tables), `None` for a float
-/// one or an operation that is none.
+impl Rmw {
+    /// Whether the operation is an f32 one (it reads the MODE register; 32-bit only).
+    pub fn is_float(self) -> bool {
+        matches!(self, Rmw::FMin | Rmw::FMax | Rmw::FCmpSt | Rmw::FAdd)
+    }
+}
+
+/// The read-modify-write `op` applies (the model's `atomic32`/`atomic64` tables), `None` for an f64 LDS
+/// atomic, a buffer/global/flat float atomic or an operation that is none.
 pub fn rmw_of(op: Op) -> Option<Rmw> {
     use Op::*;
     Some(match op {
@@ -100,12 +117,17 @@ pub fn rmw_of(op: Op) -> Option<Rmw> {
         | GlobalAtomicCmpswapX2
         | FlatAtomicCmpswapX2 => Rmw::CmpSwap,
         DsWrapRtnB32 => Rmw::Wrap,
+        DsMinF32 | DsMinRtnF32 => Rmw::FMin,
+        DsMaxF32 | DsMaxRtnF32 => Rmw::FMax,
+        DsCmpstF32 | DsCmpstRtnF32 => Rmw::FCmpSt,
+        DsAddF32 | DsAddRtnF32 => Rmw::FAdd,
         _ => return None,
     })
 }
 
-/// The new memory value.
-pub fn apply<L: Lower>(l: &mut L, op: Rmw, old: L::V, d0: L::V, d1: L::V) -> L::V {
+/// The new memory value; `mode` is the MODE register value (read by the float operations, whose operands
+/// are 32-bit).
+pub fn apply<L: Lower>(l: &mut L, op: Rmw, old: L::V, d0: L::V, d1: L::V, mode: L::V) -> L::V {
     match op {
         Rmw::Add => l.bin(Bin::Add, old, d0),
         Rmw::Sub => l.bin(Bin::Sub, old, d0),
@@ -156,6 +178,22 @@ pub fn apply<L: Lower>(l: &mut L, op: Rmw, old: L::V, d0: L::V, d1: L::V) -> L::
             let a = l.bin(Bin::Sub, old, d0);
             let b = l.bin(Bin::Add, old, d1);
             l.select(ge, a, b)
+        }
+        Rmw::FMin | Rmw::FMax => {
+            let env = fp::env(l, mode);
+            fp::lds_minmax(l, &env, old, d0, op == Rmw::FMax)
+        }
+        Rmw::FCmpSt => {
+            let env = fp::env(l, mode);
+            fp::lds_cmpst(l, &env, old, d0, d1)
+        }
+        Rmw::FAdd => {
+            let env = fp::env(l, mode);
+            let env = fp::Env {
+                ieee: l.kbool(false),
+                ..env
+            };
+            fp::add(l, &env, old, d0)
         }
     }
 }

@@ -1103,3 +1103,200 @@ pub fn compare<L: Lower>(e: &mut L, env: &Env<L::V>, cond: Cmp16, a: L::V, b: L:
         Cmp16::Tru => yes,
     }
 }
+
+// ---------------------------------------------------------------------------------------------------------
+// f16 sources in f32 arithmetic: v_cvt_f32_f16 and the mixed-precision FMAs (VOP3P).
+
+/// f16 bits `h` (low half) as f32 bits, exactly: a denormal becomes the f32 normal of its value, an infinity
+/// the f32 infinity, a NaN keeps its sign and quiet bit with the payload moved to the top of the f32 fraction
+/// (the model's `widen16`). No flush: callers flush by the field that applies first.
+pub fn widen16<L: Lower>(e: &mut L, h: L::V) -> L::V {
+    let s = e.bink(Bin::And, h, 0x8000);
+    let s = e.bink(Bin::Shl, s, 16);
+    let mag = e.bink(Bin::And, h, 0x7fff);
+    let m = e.bink(Bin::And, h, 0x3ff);
+    let ef = e.field(h, 10, 5);
+    let z = e.k32(0);
+    // Normal: the exponent rebased by 127 - 15.
+    let n = e.bink(Bin::Shl, mag, 13);
+    let normal = e.bink(Bin::Add, n, 112 << 23);
+    // Infinity and NaN: the top exponent, the fraction moved up.
+    let mm = e.bink(Bin::Shl, m, 13);
+    let special = e.bink(Bin::Or, mm, 0x7f80_0000);
+    // Denormal m * 2^-24: the msb p (0..=9) becomes the implicit bit, the exponent field p - 24 + 127.
+    let m0 = e.cmp(Cmp::Eq, m, z);
+    let one = e.k32(1);
+    let ms = e.select(m0, one, m);
+    let p = e.un(Un::FindMsb, ms);
+    let k23 = e.k32(23);
+    let sh = e.bin(Bin::Sub, k23, p);
+    let frac = e.bin(Bin::Shl, ms, sh);
+    let frac = e.bink(Bin::And, frac, 0x7f_ffff);
+    let ex = e.bink(Bin::Add, p, 103);
+    let ex = e.bink(Bin::Shl, ex, 23);
+    let den = e.bin(Bin::Or, ex, frac);
+    let den = e.select(m0, z, den);
+    let e0 = e.cmp(Cmp::Eq, ef, z);
+    let k31 = e.k32(31);
+    let emax = e.cmp(Cmp::Eq, ef, k31);
+    let r = e.select(e0, den, normal);
+    let r = e.select(emax, special, r);
+    e.bin(Bin::Or, s, r)
+}
+
+/// `v_cvt_f32_f16`: the f16 source flushed by the f16 input field, a NaN quieted only under IEEE_MODE, then
+/// widened exactly (the model's `cvt_f32_f16`; `e16` is the f16 environment).
+pub fn cvt_f32_f16<L: Lower>(e: &mut L, e16: &Env<L::V>, h: L::V) -> L::V {
+    let h = flush_in(e, e16, h);
+    let nan = is_nan(e, F16, h);
+    let q = unary_nan(e, e16, h);
+    let h = e.select(nan, q, h);
+    widen16(e, h)
+}
+
+/// One source of `v_fma_mix*` as f32 bits: an f16 half (`f16`; already selected and with its modifiers)
+/// flushed by the f16 input field and widened, or the f32 value as it is (rule `mix.f16_source_denorm`).
+pub fn mix_source<L: Lower>(e: &mut L, e16: &Env<L::V>, x: L::V, f16: bool) -> L::V {
+    if f16 {
+        let h = flush_in(e, e16, x);
+        widen16(e, h)
+    } else {
+        x
+    }
+}
+
+/// `v_fma_mixlo_f16` / `v_fma_mixhi_f16` on sources already made f32 by [`mix_source`] (`from16[i]`: source
+/// `i` was an f16 half): the exact `a * b + c` rounded once to f16 in the f16 round field and result field,
+/// the model's `fma_mixlo_f16`. f32 sources are flushed by the f32 input field, the product is never
+/// flushed (rule `mix.lo_hi_rounding`); a NaN among `a`, `b`, then inf * 0 (the f16 default NaN), then a NaN
+/// `c` decide first, a NaN always quiet with its payload's top bits (`nan.mix_lo_hi_quiet`); FP16_OVFL
+/// against f32 infinite sources (`f16.fp16_ovfl`).
+pub fn fma_mix_f16<L: Lower>(
+    e: &mut L,
+    e32: &Env<L::V>,
+    e16: &Env<L::V>,
+    s: [L::V; 3],
+    from16: [bool; 3],
+) -> L::V {
+    let [a, b, c] = s;
+    let load = |e: &mut L, x: L::V, f16: bool| {
+        let env = Env {
+            keep_in: if f16 { e.kbool(true) } else { e32.keep_in },
+            ..*e32
+        };
+        unpack(e, &env, x)
+    };
+    let x = load(e, a, from16[0]);
+    let y = load(e, b, from16[1]);
+    let w = load(e, c, from16[2]);
+    let narrow = |e: &mut L, v: L::V| {
+        let hi = e.bink(Bin::LShr, v, 16);
+        let hi = e.bink(Bin::And, hi, 0x8000);
+        let pay = e.bink(Bin::LShr, v, 13);
+        let pay = e.bink(Bin::And, pay, 0x3ff);
+        let q = e.bink(Bin::Or, hi, 0x7e00);
+        e.bin(Bin::Or, q, pay)
+    };
+    let na = is_nan(e, F32, a);
+    let nb = is_nan(e, F32, b);
+    let nan_ab = e.bor(na, nb);
+    let first = e.select(na, a, b);
+    let nan1 = narrow(e, first);
+    let nan_c = is_nan(e, F32, c);
+    let nan2 = narrow(e, c);
+    let psign = e.bin(Bin::Xor, x.sign, y.sign);
+    let p_inf = e.bor(x.inf, y.inf);
+    let p_zero = e.bor(x.zero, y.zero);
+    let invalid = e.band(p_inf, p_zero);
+    let any_inf = e.bor(p_inf, w.inf);
+    let inf = inf_sum(e, F16, p_inf, psign, w.inf, w.sign);
+    let mx = e.zext(x.sig);
+    let my = e.zext(y.sig);
+    let p = e.bin(Bin::Mul, mx, my);
+    let pe = e.bin(Bin::Add, x.exp, y.exp);
+    let mz = e.zext(w.sig);
+    let (sg, m, exp) = exact_sum(e, (psign, p, pe), (w.sign, mz, w.exp));
+    let z64 = e.k64(0);
+    let m_zero = e.cmp(Cmp::Eq, m, z64);
+    let one = e.k64(1);
+    let m_safe = e.select(m_zero, one, m);
+    let rounded = round_pack(e, e16, sg, m_safe, exp);
+    let zero = zero_sum(e, e16, p_zero, psign, w.zero, w.sign);
+    let r = e.select(m_zero, zero, rounded);
+    let r = e.select(any_inf, inf, r);
+    // FP16_OVFL looks at the sources' f32 infinities.
+    let src_inf = |e: &mut L, v: L::V, u: &Unpacked<L::V>| {
+        let nan = is_nan(e, F32, v);
+        let not_nan = e.bnot(nan);
+        let i = e.band(u.inf, not_nan);
+        let k = e.k32(0x7c00);
+        let z = e.k32(0);
+        e.select(i, k, z)
+    };
+    let ia = src_inf(e, a, &x);
+    let ib = src_inf(e, b, &y);
+    let ic = src_inf(e, c, &w);
+    let r = ovfl16(e, e16, r, &[ia, ib, ic]);
+    let r = e.select(nan_c, nan2, r);
+    let dnan = e.k32(F16.default_nan() as u32);
+    let r = e.select(invalid, dnan, r);
+    e.select(nan_ab, nan1, r)
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// LDS float atomics.
+
+/// The new memory value of `ds_min_f32` / `ds_max_f32` (`max`) from `old` and `data`, the model's
+/// `lds_minmax` (rule `lds.float_minmax`, seed 003): both flushed by the f32 input field; a signalling-NaN
+/// data is stored quieted, else a signalling-NaN old value quieted, else a quiet-NaN old value gives the
+/// data, a quiet-NaN data the old value, else the order with -0 below +0; IEEE_MODE plays no part.
+pub fn lds_minmax<L: Lower>(e: &mut L, env: &Env<L::V>, old: L::V, data: L::V, max: bool) -> L::V {
+    let f = env.fmt;
+    let o = flush_in(e, env, old);
+    let d = flush_in(e, env, data);
+    let z = e.k32(0);
+    let nan_quiet = |e: &mut L, x: L::V| {
+        let n = is_nan(e, f, x);
+        let q = e.bink(Bin::And, x, f.quiet());
+        let q = e.cmp(Cmp::Ne, q, z);
+        let qn = e.band(n, q);
+        let nq = e.bnot(q);
+        (qn, e.band(n, nq))
+    };
+    let (oq, os) = nan_quiet(e, o);
+    let (dq, ds) = nan_quiet(e, d);
+    let ko = order_key(e, f, o);
+    let kd = order_key(e, f, d);
+    let less = e.cmp(Cmp::SLt, ko, kd);
+    // The old value stays when it is below the data (min) or not below it (max); equal keys are equal bits.
+    let keep = if max { e.bnot(less) } else { less };
+    let keep = e.bor(keep, dq);
+    let r = e.select(keep, o, d);
+    let r = e.select(oq, d, r);
+    let qo = e.bink(Bin::Or, o, f.quiet());
+    let r = e.select(os, qo, r);
+    let qd = e.bink(Bin::Or, d, f.quiet());
+    e.select(ds, qd, r)
+}
+
+/// The new memory value of `ds_cmpst_f32` (`cmp` = DATA0, `src` = DATA1), the model's `lds_cmpst` (rule
+/// `lds.float_cmpst`, seed 003): `src` as given when the flushed old value and the flushed `cmp` are equal
+/// as floats (both zeros equal, a NaN never), else `old` unchanged.
+pub fn lds_cmpst<L: Lower>(e: &mut L, env: &Env<L::V>, old: L::V, cmp: L::V, src: L::V) -> L::V {
+    let f = env.fmt;
+    let o = flush_in(e, env, old);
+    let c = flush_in(e, env, cmp);
+    let no = is_nan(e, f, o);
+    let nc = is_nan(e, f, c);
+    let same = e.cmp(Cmp::Eq, o, c);
+    let mo = e.bink(Bin::And, o, f.mag_mask());
+    let mc = e.bink(Bin::And, c, f.mag_mask());
+    let m = e.bin(Bin::Or, mo, mc);
+    let z = e.k32(0);
+    let zeros = e.cmp(Cmp::Eq, m, z);
+    let eq = e.bor(same, zeros);
+    let nan = e.bor(no, nc);
+    let not_nan = e.bnot(nan);
+    let eq = e.band(eq, not_nan);
+    e.select(eq, src, old)
+}

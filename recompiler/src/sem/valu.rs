@@ -504,8 +504,13 @@ pub fn mad32_16<L: Lower>(
 
 /// A packed 16-bit integer operation (VOP3P) on one half: 16-bit values in the low halves.
 pub fn pk16<L: Lower>(l: &mut L, op: Op, a: L::V, b: L::V, c: L::V, clamp: bool) -> Option<L::V> {
+    int16(l, pk16_scalar(op)?, a, b, c, clamp)
+}
+
+/// The 16-bit operation each half of the packed integer operation `op` applies, if `op` is one.
+pub fn pk16_scalar(op: Op) -> Option<Op> {
     use Op::*;
-    let scalar = match op {
+    Some(match op {
         VPkAddU16 => VAddNcU16,
         VPkSubU16 => VSubNcU16,
         VPkAddI16 => VAddNcI16,
@@ -521,8 +526,7 @@ pub fn pk16<L: Lower>(l: &mut L, op: Op, a: L::V, b: L::V, c: L::V, clamp: bool)
         VPkMadU16 => VMadU16,
         VPkMadI16 => VMadI16,
         _ => return None,
-    };
-    int16(l, scalar, a, b, c, clamp)
+    })
 }
 
 /// An integer dot product (VOP3P) of `a`, `b` accumulated onto `c`.
