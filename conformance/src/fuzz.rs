@@ -21,7 +21,7 @@
 use measurements::job::{Backend, BackendError, Job, JobOutput};
 use measurements::kernel::Kernel;
 use measurements::FloatMode;
-use reference_model::isa::encode::{self as enc, Src, Vop3};
+use reference_model::isa::encode::{self as enc, Src, Vop3, Vop3p};
 use reference_model::isa::{Op, Target};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -193,6 +193,7 @@ const VOP2: &[Op] = &[
     Op::VCndmaskB32,
     Op::VFmacF32,
     Op::VFmacF16,
+    Op::VPkFmacF16,
 ];
 
 /// The VOP1 operations drawn.
@@ -208,6 +209,7 @@ const VOP1: &[Op] = &[
     Op::VCvtI32F32,
     Op::VCvtU32F32,
     Op::VCvtF16F32,
+    Op::VCvtF32F16,
     Op::VCvtFlrI32F32,
     Op::VCvtRpiI32F32,
     Op::VCvtF32Ubyte0,
@@ -254,6 +256,28 @@ const VOP3: &[(Op, usize)] = &[
     (Op::VXadU32, 3),
     (Op::VMadU32U24, 3),
     (Op::VAlignbitB32, 3),
+];
+
+/// VOP3P operations drawn, with their source counts: packed f16 and 16-bit integer, the mixed-precision
+/// FMAs.
+const VOP3P: &[(Op, usize)] = &[
+    (Op::VPkAddF16, 2),
+    (Op::VPkMulF16, 2),
+    (Op::VPkFmaF16, 3),
+    (Op::VPkMinF16, 2),
+    (Op::VPkMaxF16, 2),
+    (Op::VFmaMixF32, 3),
+    (Op::VFmaMixloF16, 3),
+    (Op::VFmaMixhiF16, 3),
+    (Op::VPkAddU16, 2),
+    (Op::VPkSubI16, 2),
+    (Op::VPkMulLoU16, 2),
+    (Op::VPkLshlrevB16, 2),
+    (Op::VPkAshrrevI16, 2),
+    (Op::VPkMaxI16, 2),
+    (Op::VPkMinU16, 2),
+    (Op::VPkMadU16, 3),
+    (Op::VPkMadI16, 3),
 ];
 
 /// The compares drawn.
@@ -338,7 +362,7 @@ pub enum Item {
 fn valu(r: &mut Rng) -> Item {
     let inst = |words: Vec<u32>, alt: Option<Vec<u32>>| Item::Inst { words, alt };
     loop {
-        match r.below(10) {
+        match r.below(11) {
             0..=2 => {
                 let op = r.pick(VOP2);
                 let d = vdst(r);
@@ -392,6 +416,45 @@ fn valu(r: &mut Rng) -> Item {
                     srcs.push(s);
                 }
                 let Ok(w) = vop3_form(r, op, d, &srcs) else {
+                    continue;
+                };
+                return inst(w, None);
+            }
+            9 => {
+                let (op, n) = r.pick(VOP3P);
+                let d = vdst(r);
+                // No literal (LLVM 19 takes none in VOP3P on gfx10) and at most one SGPR.
+                let mut srcs = Vec::new();
+                let mut scalar = false;
+                for _ in 0..n {
+                    let mut s = source(r, !scalar);
+                    if s.code == 255 {
+                        s = vgpr(r);
+                    }
+                    scalar |= s.code < 128;
+                    srcs.push(s);
+                }
+                let float = !op.mnemonic().ends_with("16") || op.mnemonic().ends_with("f16");
+                let mix = op.mnemonic().starts_with("v_fma_mix");
+                let mask = (1u8 << n) - 1;
+                let mut m = Vop3p::PLAIN;
+                m.op_sel_hi = if mix { 0 } else { 7 };
+                if r.chance(60) {
+                    m.op_sel = r.below(8) as u8 & mask;
+                    // Bits of sources an operation does not have stay as LLVM writes them (ones).
+                    m.op_sel_hi = r.below(8) as u8 & mask | if mix { 0 } else { 7 & !mask };
+                }
+                if float && r.chance(40) {
+                    m.neg = r.below(8) as u8 & mask;
+                    m.neg_hi = r.below(8) as u8 & mask;
+                }
+                // Clamp where it is defined: float results, integer add, subtract and mad (saturation).
+                let saturates = matches!(
+                    op,
+                    Op::VPkAddU16 | Op::VPkSubI16 | Op::VPkMadU16 | Op::VPkMadI16
+                );
+                m.clamp = (float || saturates) && r.chance(15);
+                let Ok(w) = enc::vop3p(T, op, d, &srcs, m) else {
                     continue;
                 };
                 return inst(w, None);
@@ -531,8 +594,11 @@ fn item(r: &mut Rng, wave: u32, depth: u32) -> Item {
             body,
         };
     }
-    if roll < 18 {
+    if roll < 16 {
         return lds_exchange(r, wave);
+    }
+    if roll < 18 {
+        return lds_atomic(r);
     }
     if roll < 20 {
         // Another input dword of the lane.
@@ -566,6 +632,43 @@ fn lds_exchange(r: &mut Rng, wave: u32) -> Item {
     words.extend(enc::ds(T, Op::DsWriteB32, 0, 3, [src, 0], [0, 0]).expect("encodes"));
     words.extend(enc::sopp(T, Op::SWaitcnt, 0xc07f).expect("encodes"));
     words.extend(enc::ds(T, Op::DsReadB32, dst, 4, [0, 0], [0, 0]).expect("encodes"));
+    words.extend(enc::sopp(T, Op::SWaitcnt, 0xc07f).expect("encodes"));
+    Item::Inst { words, alt: None }
+}
+
+/// Each lane writes a frame register to its LDS dword; then every lane applies an f32 LDS atomic to the
+/// dword of the first lane of its group of 1, 2, 4 or 8 (lanes of a group in ascending order on one dword)
+/// and reads its own dword back.
+fn lds_atomic(r: &mut Rng) -> Item {
+    use Op::*;
+    let group = r.below(4) as i32;
+    let op = r.pick(&[
+        DsMinRtnF32,
+        DsMaxRtnF32,
+        DsAddRtnF32,
+        DsCmpstRtnF32,
+        DsMinF32,
+        DsMaxF32,
+        DsAddF32,
+        DsCmpstF32,
+    ]);
+    let (src, d1, dst, back) = (vdst(r), vdst(r), vdst(r), vdst(r));
+    // The compare value of a compare-store: often the value the group's first lane wrote.
+    let d0 = if r.chance(50) { src } else { vdst(r) };
+    let rtn = op.mnemonic().contains("_rtn_");
+    let mut words = Vec::new();
+    words.extend(enc::vop2(T, Op::VAndB32, 4, Src::int(-(1 << group)), 0).expect("encodes"));
+    words.extend(enc::vop2(T, Op::VLshlrevB32, 4, Src::int(2), 4).expect("encodes"));
+    words.extend(enc::ds(T, Op::DsWriteB32, 0, 3, [src, 0], [0, 0]).expect("encodes"));
+    words.extend(enc::sopp(T, Op::SWaitcnt, 0xc07f).expect("encodes"));
+    let data = if matches!(op, DsCmpstRtnF32 | DsCmpstF32) {
+        [d0, d1]
+    } else {
+        [d1, 0]
+    };
+    words.extend(enc::ds(T, op, if rtn { dst } else { 0 }, 4, data, [0, 0]).expect("encodes"));
+    words.extend(enc::sopp(T, Op::SWaitcnt, 0xc07f).expect("encodes"));
+    words.extend(enc::ds(T, Op::DsReadB32, back, 3, [0, 0], [0, 0]).expect("encodes"));
     words.extend(enc::sopp(T, Op::SWaitcnt, 0xc07f).expect("encodes"));
     Item::Inst { words, alt: None }
 }

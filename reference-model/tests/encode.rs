@@ -1,7 +1,7 @@
 //! The encoder against `llvm-mc -show-encoding` (LLVM 19) and against the decoder: every word decodes back
 //! to the operation and operands asked for.
 
-use reference_model::isa::encode::{self, Src, Vop3};
+use reference_model::isa::encode::{self, Src, Vop3, Vop3p};
 use reference_model::isa::{self, Op, Target};
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -148,6 +148,51 @@ fn words_are_llvm_mcs_and_decode_back() {
             )
             .unwrap(),
             "v_med3_f32 v10, v11, 0x3f800001, 1.0",
+        ),
+        (
+            encode::vop3p(
+                T,
+                Op::VPkAddF16,
+                1,
+                &[Src::v(2), Src::v(3)],
+                Vop3p::PLAIN,
+            )
+            .unwrap(),
+            "v_pk_add_f16 v1, v2, v3",
+        ),
+        (
+            encode::vop3p(
+                T,
+                Op::VPkFmaF16,
+                1,
+                &[Src::v(2), Src::v(3), Src::v(4)],
+                Vop3p {
+                    op_sel: 0b101,
+                    op_sel_hi: 0b010,
+                    neg: 0b001,
+                    neg_hi: 0b100,
+                    clamp: true,
+                },
+            )
+            .unwrap(),
+            "v_pk_fma_f16 v1, v2, v3, v4 op_sel:[1,0,1] op_sel_hi:[0,1,0] neg_lo:[1,0,0] neg_hi:[0,0,1] clamp",
+        ),
+        (
+            encode::vop3p(
+                T,
+                Op::VFmaMixF32,
+                1,
+                &[Src::v(2), Src::s(3), Src::v(4)],
+                Vop3p {
+                    op_sel: 0b001,
+                    op_sel_hi: 0b011,
+                    neg: 0b010,
+                    neg_hi: 0b001,
+                    clamp: false,
+                },
+            )
+            .unwrap(),
+            "v_fma_mix_f32 v1, |v2|, -s3, v4 op_sel:[1,0,0] op_sel_hi:[1,1,0]",
         ),
         (
             encode::mubuf(T, Op::BufferLoadDwordx4, encode::Buf::offen(10, 1, 0, 0)).unwrap(),

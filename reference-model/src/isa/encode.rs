@@ -1,6 +1,6 @@
 //! Encoding: instruction words from an [`Op`] and operand codes, for generated programs (the differential
 //! fuzzer, sweeps). The inverse of the decoder for the base encodings SOP1, SOP2, SOPK, SOPC, SOPP, VOP1,
-//! VOP2, VOPC, VOP3 (a and b), MUBUF and DS; DPP, SDWA and the other encodings are not written.
+//! VOP2, VOPC, VOP3 (a and b), VOP3P, MUBUF and DS; DPP, SDWA and the other encodings are not written.
 //!
 //! The field layouts are the microcode formats of AMD's "RDNA 2" ISA reference guide (chapter 13), the
 //! opcode numbers those of the decoder's tables ([`opcode`]); `tests/encode.rs` checks words against
@@ -102,6 +102,7 @@ fn table(enc: Encoding) -> Option<Table> {
         Encoding::Vop2 => Table::Vop2,
         Encoding::Vopc => Table::Vopc,
         Encoding::Vop3 => Table::Vop3,
+        Encoding::Vop3p => Table::Vop3p,
         Encoding::Ds => Table::Ds,
         Encoding::Mubuf => Table::Mubuf,
         _ => return None,
@@ -233,6 +234,68 @@ pub fn vop3(target: Target, op: Op, dst: u8, sources: &[Src], m: Vop3) -> Result
     let w0 = 0xd400_0000 | o << 16 | (m.clamp as u32) << 15 | mid | dst as u32;
     let w1 = (m.neg as u32 & 7) << 29
         | check("omod", m.omod as u32, 3)? << 27
+        | (srcs[2].code as u32) << 18
+        | (srcs[1].code as u32) << 9
+        | srcs[0].code as u32;
+    with_literal(vec![w0, w1], &srcs)
+}
+
+/// The VOP3P modifiers, one bit per source: `op_sel` (the low result half's source half, 1 = high; for
+/// `v_fma_mix*` which f16 half), `op_sel_hi` (the high result half's; for `v_fma_mix*`: the source is f16),
+/// `neg` (neg_lo) and `neg_hi` (for `v_fma_mix*`: abs), and `clamp`. LLVM's defaults for a plain packed
+/// instruction are `op_sel_hi` all ones and the rest zero ([`Vop3p::PLAIN`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Vop3p {
+    /// op_sel bits.
+    pub op_sel: u8,
+    /// op_sel_hi bits.
+    pub op_sel_hi: u8,
+    /// neg_lo bits.
+    pub neg: u8,
+    /// neg_hi bits.
+    pub neg_hi: u8,
+    /// Clamp.
+    pub clamp: bool,
+}
+
+impl Vop3p {
+    /// What LLVM writes for a plain packed instruction: `op_sel_hi:[1,1,1]`, nothing else.
+    pub const PLAIN: Vop3p = Vop3p {
+        op_sel: 0,
+        op_sel_hi: 7,
+        neg: 0,
+        neg_hi: 0,
+        clamp: false,
+    };
+}
+
+/// VOP3P `op vdst, src0, src1[, src2]` (the fields of sources not given are 0) with modifiers `m`.
+pub fn vop3p(
+    target: Target,
+    op: Op,
+    vdst: u8,
+    sources: &[Src],
+    m: Vop3p,
+) -> Result<Vec<u32>, String> {
+    let o = code_of(target, Encoding::Vop3p, op)?;
+    if sources.is_empty() || sources.len() > 3 {
+        return Err(format!(
+            "{} sources (VOP3P takes one to three)",
+            sources.len()
+        ));
+    }
+    let mut srcs = [Src::code(0); 3];
+    srcs[..sources.len()].copy_from_slice(sources);
+    let hi = m.op_sel_hi as u32;
+    let w0 = 0xcc00_0000
+        | o << 16
+        | (m.clamp as u32) << 15
+        | (hi >> 2 & 1) << 14
+        | (m.op_sel as u32 & 7) << 11
+        | (m.neg_hi as u32 & 7) << 8
+        | vdst as u32;
+    let w1 = (m.neg as u32 & 7) << 29
+        | (hi & 3) << 27
         | (srcs[2].code as u32) << 18
         | (srcs[1].code as u32) << 9
         | srcs[0].code as u32;
