@@ -139,7 +139,7 @@ fn vdst(r: &mut Rng) -> u8 {
 /// Whether an operation takes the float source and output modifiers.
 fn is_float(op: Op) -> bool {
     let m = op.mnemonic();
-    (m.contains("_f32") || m.contains("_f16"))
+    (m.contains("_f32") || m.contains("_f16") || m.contains("_f64"))
         && !m.starts_with("v_cvt_f32_i32")
         && !m.starts_with("v_cvt_f32_u32")
         && !m.starts_with("v_cvt_f16_i16")
@@ -210,6 +210,8 @@ const VOP1: &[Op] = &[
     Op::VCvtU32F32,
     Op::VCvtF16F32,
     Op::VCvtF32F16,
+    Op::VCvtF64F32,
+    Op::VCvtF32F64,
     Op::VCvtFlrI32F32,
     Op::VCvtRpiI32F32,
     Op::VCvtF32Ubyte0,
@@ -256,6 +258,12 @@ const VOP3: &[(Op, usize)] = &[
     (Op::VXadU32, 3),
     (Op::VMadU32U24, 3),
     (Op::VAlignbitB32, 3),
+    (Op::VAddF64, 2),
+    (Op::VMulF64, 2),
+    (Op::VFmaF64, 3),
+    (Op::VMinF64, 2),
+    (Op::VMaxF64, 2),
+    (Op::VLdexpF64, 2),
 ];
 
 /// VOP3P operations drawn, with their source counts: packed f16 and 16-bit integer, the mixed-precision
@@ -508,7 +516,7 @@ fn valu(r: &mut Rng) -> Item {
 fn vop3_form(r: &mut Rng, op: Op, d: u8, srcs: &[Src]) -> Result<Vec<u32>, String> {
     let n = srcs.len() as u64;
     // The float sources (v_ldexp's exponent is an integer).
-    let float_srcs: u8 = if matches!(op, Op::VLdexpF32 | Op::VLdexpF16) {
+    let float_srcs: u8 = if matches!(op, Op::VLdexpF32 | Op::VLdexpF16 | Op::VLdexpF64) {
         1
     } else {
         (1 << n) - 1

@@ -864,6 +864,103 @@ fn float_alu(
     Ok(Done::Next)
 }
 
+/// The f64 operations of the float engine (`F64` in [`crate::sem::float`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum F64Op {
+    Add,
+    Mul,
+    Fma,
+    MinMax(bool),
+    /// v_ldexp_f64: source 1 a 32-bit integer exponent.
+    Ldexp,
+    /// v_cvt_f64_f32: an f32 source.
+    Widen,
+    /// v_cvt_f32_f64: an f32 result.
+    Narrow,
+}
+
+fn f64_op(op: Op) -> Option<F64Op> {
+    use Op::*;
+    Some(match op {
+        VAddF64 => F64Op::Add,
+        VMulF64 => F64Op::Mul,
+        VFmaF64 => F64Op::Fma,
+        VMinF64 => F64Op::MinMax(false),
+        VMaxF64 => F64Op::MinMax(true),
+        VLdexpF64 => F64Op::Ldexp,
+        VCvtF64F32 => F64Op::Widen,
+        VCvtF32F64 => F64Op::Narrow,
+        _ => return None,
+    })
+}
+
+/// An f64 operation: 64-bit sources from register pairs (inline constants as f64, a literal as the high
+/// dword), `abs` then `neg` on their sign bits, omod/clamp on the result in its format, the result written
+/// to the pair (or, for v_cvt_f32_f64, the one register), as the model's f64 path.
+fn float64_alu(
+    cx: &mut Cx,
+    inst: &Instruction,
+    pc: usize,
+    f: F64Op,
+    active: Sv,
+) -> Result<Done, Refusal> {
+    use crate::sem::float as fp;
+    let vd = match inst.operand(Role::Vdst) {
+        Some(Operand::Vgpr { first, .. }) => first as u32,
+        other => return Err(refusal(inst, pc, format!("vector destination {other:?}"))),
+    };
+    let n = match f {
+        F64Op::Fma => 3,
+        F64Op::Widen | F64Op::Narrow => 1,
+        _ => 2,
+    };
+    let mut s = [cx.e.k64(0); 3];
+    for (i, role) in [Role::Src0, Role::Src1, Role::Src2]
+        .into_iter()
+        .enumerate()
+        .take(n)
+    {
+        let o = cx.op(inst, role, pc)?;
+        s[i] = match (f, i) {
+            // v_ldexp_f64's exponent is a 32-bit integer, read without modifiers.
+            (F64Op::Ldexp, 1) => cx.vread(o, false, inst, pc)?,
+            (F64Op::Widen, _) => {
+                let v = cx.vread(o, false, inst, pc)?;
+                float_source(cx, inst, 0, v, 0x8000_0000)
+            }
+            _ => {
+                let v = cx.vread64(o, true, inst, pc)?;
+                float_source(cx, inst, i as u32, v, 1 << 63)
+            }
+        };
+    }
+    let mode = cx.mode_word();
+    let e = &mut cx.e;
+    let e64 = fp::env64(e, mode);
+    let e32 = fp::env(e, mode);
+    let [a, b, c] = s;
+    let r = match f {
+        F64Op::Add => fp::add(e, &e64, a, b),
+        F64Op::Mul => fp::mul(e, &e64, a, b),
+        F64Op::Fma => fp::fma(e, &e64, a, b, c),
+        F64Op::MinMax(max) => fp::minmax(e, &e64, a, b, max),
+        F64Op::Ldexp => fp::ldexp(e, &e64, a, b),
+        F64Op::Widen => fp::cvt_f64_f32(e, &e32, a),
+        F64Op::Narrow => fp::cvt_f32_f64(e, &e32, &e64, a),
+    };
+    let (omod, clamp) = out_mods(inst);
+    if f == F64Op::Narrow {
+        let r = fp::omod_clamp(e, &e32, mode, r, omod, clamp);
+        write32(cx, inst, pc, vd, r, active)?;
+    } else {
+        let r = fp::omod_clamp(e, &e64, mode, r, omod, clamp);
+        let (lo, hi) = (e.trunc(r), e.hi(r));
+        cx.vset_if(vd, lo, active);
+        cx.vset_if(vd + 1, hi, active);
+    }
+    Ok(Done::Next)
+}
+
 /// VOP3P: the packed 16-bit integer and f16 operations (the low result half from the source halves op_sel
 /// picks, the high one from those op_sel_hi picks; neg and neg_hi negate the f16 halves), the
 /// mixed-precision FMAs (op_sel_hi makes a source an f16 half, op_sel picks which; neg_hi is its abs) and
@@ -1134,7 +1231,9 @@ fn vector_forms(inst: &Instruction, pc: usize) -> Result<(), Refusal> {
     }
     let m = inst.mods;
     // neg and abs are bit operations on float sources, applied where those are read.
-    let float = float_op(inst.op).is_some() || float_compare(inst.op).is_some();
+    let float = float_op(inst.op).is_some()
+        || float_compare(inst.op).is_some()
+        || f64_op(inst.op).is_some();
     // neg/abs, omod and clamp on float operations are the float engine's; on integer ones only clamp
     // (saturation) is.
     if (m.abs != 0 || m.neg != 0 || m.omod != 0) && !float || m.neg_hi != 0 {
@@ -1439,6 +1538,12 @@ fn vector(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
         other => Err(refusal(inst, pc, format!("vector destination {other:?}"))),
     };
 
+    if let Some(f) = f64_op(op) {
+        if dpp.is_some() || matches!(inst.control, Control::Sdwa(_)) {
+            return Err(refusal(inst, pc, "DPP or SDWA on an f64 operation"));
+        }
+        return float64_alu(cx, inst, pc, f, active);
+    }
     if let Some((fmt, f)) = float_op(op) {
         // Sources in the operation's width (v_cvt_f16_f32 reads an f32); only the used ones.
         let half = fmt == F16 && f != FloatOp::Narrow || f == FloatOp::Widen;

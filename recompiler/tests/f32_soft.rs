@@ -1009,3 +1009,172 @@ fn lds_float_atomics_match_the_model_in_every_mode() {
     }
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
+
+// f64.
+
+/// f64 operands of every class.
+const SPECIAL64: [u64; 16] = [
+    0,
+    1,
+    0x000f_ffff_ffff_ffff,
+    0x0010_0000_0000_0000,
+    0x0010_0000_0000_0001,
+    0x3ff0_0000_0000_0000,
+    0x3fef_ffff_ffff_ffff,
+    0x4330_0000_0000_0000,
+    0x7fef_ffff_ffff_ffff,
+    0x7ff0_0000_0000_0000,
+    0x7ff8_0000_0000_0000,
+    0x7ff4_0000_0000_0001,
+    0x7fff_ffff_ffff_ffff,
+    0x3ca0_0000_0000_0000,
+    0x0008_0000_0000_0000,
+    0x3ff0_0000_0000_0001,
+];
+
+/// Every f64 round direction and f16/f64 denormal setting, IEEE 0/1 (the f32 fields vary too).
+fn modes64() -> Vec<Mode> {
+    let mut v = Vec::new();
+    for round in 0..4u8 {
+        for denorm in 0..4u8 {
+            for ieee in [false, true] {
+                v.push(Mode {
+                    float_mode: round << 2 | denorm << 6 | (round ^ 1) | (denorm ^ 2) << 4,
+                    ieee,
+                    dx10_clamp: ieee,
+                    fp16_ovfl: false,
+                });
+            }
+        }
+    }
+    v
+}
+
+fn operand64(r: &mut Rng) -> u64 {
+    let hi = r.next() as u64;
+    let frac = (hi << 32 | r.next() as u64) & 0x000f_ffff_ffff_ffff;
+    let exp = match hi % 8 {
+        0 => 0,
+        1 => 1 + (hi >> 8) % 3,
+        2 => 2044 + (hi >> 8) % 3,
+        3 => 2047,
+        4 => 1023 - 60 + (hi >> 8) % 120,
+        _ => (hi >> 8) % 2048,
+    };
+    (hi >> 20 & 1) << 63 | exp << 52 | frac
+}
+
+fn triples64(n: usize, seed: u64) -> Vec<[u64; 3]> {
+    let mut v = Vec::new();
+    for &a in &SPECIAL64 {
+        for &b in &SPECIAL64 {
+            v.push([a, b ^ 1 << 63, SPECIAL64[(a as usize ^ b as usize) % 16]]);
+            v.push([a ^ 1 << 63, b, a]);
+        }
+    }
+    let mut r = Rng(seed);
+    for i in 0..n {
+        let a = operand64(&mut r);
+        let b = if i % 3 == 0 {
+            a ^ (r.next() as u64 & 0x800f_ffff) << 32
+        } else {
+            operand64(&mut r)
+        };
+        let c = match i % 4 {
+            // Near -a*b: the cancellation cases of the FMA.
+            0 => {
+                (f64::from_bits(a) * f64::from_bits(b)).to_bits() ^ 1 << 63 ^ (r.next() as u64 & 3)
+            }
+            1 => a,
+            _ => operand64(&mut r),
+        };
+        v.push([a, b, c]);
+    }
+    v
+}
+
+#[test]
+fn f64_arithmetic_matches_the_model_in_every_mode() {
+    use reference_model::float::{
+        add_f64, fma_f64, ldexp_f64, max_f64, min_f64, mul_f64, omod_clamp_f64, Omod,
+    };
+    let t = triples64(6000, 41);
+    let mut bad = Vec::new();
+    for m in modes64() {
+        let e = &mut Eval;
+        let word = e.k32(m.to_hwreg());
+        let env = soft::env64(e, word);
+        for (i, &[a, b, c]) in t.iter().enumerate() {
+            let (x, y, z) = (e.k64(a), e.k64(b), e.k64(c));
+            let n = (b as i32 >> 20) % 2200;
+            let nv = e.k32(n as u32);
+            let omod = (i % 4) as u8;
+            let clamp = i % 3 == 0;
+            let om = [Omod::None, Omod::Mul2, Omod::Mul4, Omod::Div2][omod as usize];
+            let cases = [
+                ("add", soft::add(e, &env, x, y).u(), add_f64(m, a, b)),
+                ("mul", soft::mul(e, &env, x, y).u(), mul_f64(m, a, b)),
+                ("fma", soft::fma(e, &env, x, y, z).u(), fma_f64(m, a, b, c)),
+                (
+                    "min",
+                    soft::minmax(e, &env, x, y, false).u(),
+                    min_f64(m, a, b),
+                ),
+                (
+                    "max",
+                    soft::minmax(e, &env, x, y, true).u(),
+                    max_f64(m, a, b),
+                ),
+                ("ldexp", soft::ldexp(e, &env, x, nv).u(), ldexp_f64(m, a, n)),
+                (
+                    "omod/clamp",
+                    soft::omod_clamp(e, &env, word, x, omod, clamp).u(),
+                    omod_clamp_f64(m, a, om, clamp),
+                ),
+            ];
+            for (name, got, want) in cases {
+                if got != want && bad.len() < 12 {
+                    bad.push(format!(
+                        "{name} mode {:#x} ieee {}: {a:#018x}, {b:#018x}, {c:#018x}: got {got:#018x}, model {want:#018x}",
+                        m.float_mode, m.ieee
+                    ));
+                }
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+#[test]
+fn f64_conversions_match_the_model_in_every_mode() {
+    use reference_model::float::{cvt_f32_f64, cvt_f64_f32};
+    let t = triples64(4000, 43);
+    let p = pairs(4000, 44);
+    let mut bad = Vec::new();
+    for m in modes64() {
+        let e = &mut Eval;
+        let word = e.k32(m.to_hwreg());
+        let e32 = soft::env(e, word);
+        let e64 = soft::env64(e, word);
+        for &[a, _, _] in &t {
+            let x = e.k64(a);
+            let got = soft::cvt_f32_f64(e, &e32, &e64, x).u() as u32;
+            let want = cvt_f32_f64(m, a);
+            if got != want && bad.len() < 10 {
+                bad.push(format!(
+                    "cvt_f32_f64 mode {:#x}: {a:#018x}: got {got:#010x}, model {want:#010x}",
+                    m.float_mode
+                ));
+            }
+        }
+        for &(a, _) in &p {
+            let x = e.k32(a);
+            let got = soft::cvt_f64_f32(e, &e32, x).u();
+            let want = cvt_f64_f32(m, a);
+            if got != want && bad.len() < 10 {
+                bad.push(format!("cvt_f64_f32 mode {:#x} ieee {}: {a:#010x}: got {got:#018x}, model {want:#018x}", m.float_mode, m.ieee));
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}

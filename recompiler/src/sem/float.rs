@@ -53,8 +53,14 @@ pub struct Fmt {
 pub const F32: Fmt = Fmt { man: 23, exp: 8 };
 /// IEEE binary16.
 pub const F16: Fmt = Fmt { man: 10, exp: 5 };
+/// IEEE binary64 (values carried in 64-bit integers).
+pub const F64: Fmt = Fmt { man: 52, exp: 11 };
 
 impl Fmt {
+    /// Whether values of the format are carried in 64-bit integers (f64), not in the low bits of a u32.
+    pub const fn wide(self) -> bool {
+        self.exp == 11
+    }
     const fn sign_bit(self) -> u32 {
         self.man + self.exp
     }
@@ -93,6 +99,52 @@ impl Fmt {
     }
 }
 
+/// A bit pattern of format `f` as a constant of its carrier width.
+fn kf<L: Lower>(e: &mut L, f: Fmt, v: u64) -> L::V {
+    if f.wide() {
+        e.k64(v)
+    } else {
+        e.k32(v as u32)
+    }
+}
+
+/// A field of a format's value (sign, exponent) as a u32.
+fn fld<L: Lower>(e: &mut L, f: Fmt, x: L::V, off: u32, n: u32) -> L::V {
+    let v = e.field(x, off, n);
+    if f.wide() {
+        e.trunc(v)
+    } else {
+        v
+    }
+}
+
+/// A u32 (a sign or biased exponent) in the carrier width of format `f`.
+fn ext<L: Lower>(e: &mut L, f: Fmt, v: L::V) -> L::V {
+    if f.wide() {
+        e.zext(v)
+    } else {
+        v
+    }
+}
+
+/// A significand of format `f` (its carrier width) as a u64.
+fn sig64<L: Lower>(e: &mut L, f: Fmt, v: L::V) -> L::V {
+    if f.wide() {
+        v
+    } else {
+        e.zext(v)
+    }
+}
+
+/// A u64 holding a packed result of format `f` in its carrier width.
+fn narrow_to<L: Lower>(e: &mut L, f: Fmt, v: L::V) -> L::V {
+    if f.wide() {
+        v
+    } else {
+        e.trunc(v)
+    }
+}
+
 /// The f32 environment of the MODE register value `mode` (rule `mode.hwreg_layout`).
 pub fn env<L: Lower>(e: &mut L, mode: L::V) -> Env<L::V> {
     env_at(e, mode, F32, 0, 4)
@@ -102,6 +154,11 @@ pub fn env<L: Lower>(e: &mut L, mode: L::V) -> Env<L::V> {
 /// `mode.float_mode_fields`, `f16.denorm.field_bits`).
 pub fn env16<L: Lower>(e: &mut L, mode: L::V) -> Env<L::V> {
     env_at(e, mode, F16, 2, 6)
+}
+
+/// The f64 environment of `mode`: the shared f16/f64 round and denormal fields (no FP16_OVFL).
+pub fn env64<L: Lower>(e: &mut L, mode: L::V) -> Env<L::V> {
+    env_at(e, mode, F64, 2, 6)
 }
 
 fn env_at<L: Lower>(e: &mut L, mode: L::V, fmt: Fmt, round: u32, denorm: u32) -> Env<L::V> {
@@ -159,7 +216,7 @@ struct Unpacked<V> {
 
 fn is_nan<L: Lower>(e: &mut L, f: Fmt, x: L::V) -> L::V {
     let mag = e.bink(Bin::And, x, f.mag_mask());
-    let inf = e.k32(f.exp_mask() as u32);
+    let inf = kf(e, f, f.exp_mask());
     e.cmp(Cmp::UGt, mag, inf)
 }
 
@@ -177,12 +234,13 @@ fn first_nan<L: Lower>(e: &mut L, env: &Env<L::V>, a: L::V, b: L::V) -> (L::V, L
 /// Unpacks a non-NaN `x`; a denormal is read as its signed zero unless denormal inputs are kept.
 fn unpack<L: Lower>(e: &mut L, env: &Env<L::V>, x: L::V) -> Unpacked<L::V> {
     let f = env.fmt;
-    let sign = e.field(x, f.sign_bit(), 1);
-    let ef = e.field(x, f.man, f.exp);
+    let sign = fld(e, f, x, f.sign_bit(), 1);
+    let ef = fld(e, f, x, f.man, f.exp);
     let m = e.bink(Bin::And, x, f.man_mask());
     let z = e.k32(0);
+    let zw = kf(e, f, 0);
     let e0 = e.cmp(Cmp::Eq, ef, z);
-    let m0 = e.cmp(Cmp::Eq, m, z);
+    let m0 = e.cmp(Cmp::Eq, m, zw);
     let flush = e.bnot(env.keep_in);
     let sub_zero = e.bor(m0, flush);
     let zero = e.band(e0, sub_zero);
@@ -191,7 +249,7 @@ fn unpack<L: Lower>(e: &mut L, env: &Env<L::V>, x: L::V) -> Unpacked<L::V> {
     let implicit = e.bink(Bin::Or, m, f.implicit());
     let sig = e.select(e0, m, implicit);
     let special = e.bor(zero, inf);
-    let sig = e.select(special, z, sig);
+    let sig = e.select(special, zw, sig);
     // Denormals have the exponent of the smallest normal: field 1.
     let one = e.k32(1);
     let ef = e.select(e0, one, ef);
@@ -301,17 +359,30 @@ fn round_pack<L: Lower>(e: &mut L, env: &Env<L::V>, sign: L::V, sig: L::V, exp: 
     let carry = e.trunc(carry);
     let cw = e.zext(carry);
     let q = e.bin(Bin::LShr, q, cw);
+    // The exact value's exponent, before the rounding carry.
+    let pre = e.bink(Bin::Add, emsb, f.bias() as u64);
     let emsb = e.bin(Bin::Add, emsb, carry);
     let biased = e.bink(Bin::Add, emsb, f.bias() as u64);
     // Tininess after rounding: the rounded exponent is below the smallest normal's.
     let k1 = e.k32(1);
     let tiny = e.cmp(Cmp::SLt, biased, k1);
+    // f64 results flushed test the exact value (rule `f64.tininess.before_rounding`).
+    let tiny = if f.wide() {
+        let before = e.cmp(Cmp::SLt, pre, k1);
+        let flushing = e.bnot(env.keep_out);
+        let b = e.band(before, flushing);
+        e.bor(tiny, b)
+    } else {
+        tiny
+    };
     let kbig = e.k32(f.ef_max() - 1);
     let over = e.cmp(Cmp::SGt, biased, kbig);
-    let s31 = e.bink(Bin::Shl, sign, f.sign_bit() as u64);
-    let q32 = e.trunc(q);
+    let sw = ext(e, f, sign);
+    let s31 = e.bink(Bin::Shl, sw, f.sign_bit() as u64);
+    let q32 = narrow_to(e, f, q);
     let frac = e.bink(Bin::And, q32, f.man_mask());
-    let ex = e.bink(Bin::Shl, biased, f.man as u64);
+    let bw = ext(e, f, biased);
+    let ex = e.bink(Bin::Shl, bw, f.man as u64);
     let normal = e.bin(Bin::Or, ex, frac);
     let normal = e.bin(Bin::Or, normal, s31);
     // Overflow: infinity, or the largest finite value where the direction points to zero.
@@ -348,7 +419,7 @@ fn round_pack<L: Lower>(e: &mut L, env: &Env<L::V>, sign: L::V, sig: L::V, exp: 
     let ls = e.bink(Bin::UMin, ls, 63);
     let lsw = e.zext(ls);
     let dq = e.bin(Bin::Shl, dq, lsw);
-    let dq = e.trunc(dq);
+    let dq = narrow_to(e, f, dq);
     let den = e.bin(Bin::Or, s31, dq);
     let tiny_bits = e.select(env.keep_out, den, s31);
     let r = e.select(over, ovf, normal);
@@ -431,6 +502,7 @@ fn zero_sum<L: Lower>(e: &mut L, env: &Env<L::V>, z1: L::V, s1: L::V, z2: L::V, 
     let keep = e.band(both, same);
     let zs = e.b2i(down, Ty::I32);
     let zs = e.select(keep, s1, zs);
+    let zs = ext(e, env.fmt, zs);
     e.bink(Bin::Shl, zs, env.fmt.sign_bit() as u64)
 }
 
@@ -442,9 +514,10 @@ fn inf_sum<L: Lower>(e: &mut L, f: Fmt, i1: L::V, s1: L::V, i2: L::V, s2: L::V) 
     let opposite = e.bnot(same);
     let invalid = e.band(both, opposite);
     let s = e.select(i1, s1, s2);
+    let s = ext(e, f, s);
     let s = e.bink(Bin::Shl, s, f.sign_bit() as u64);
     let inf = e.bink(Bin::Or, s, f.exp_mask());
-    let dnan = e.k32(f.default_nan() as u32);
+    let dnan = kf(e, f, f.default_nan());
     e.select(invalid, dnan, inf)
 }
 
@@ -455,8 +528,8 @@ pub fn add<L: Lower>(e: &mut L, env: &Env<L::V>, a: L::V, b: L::V) -> L::V {
     let y = unpack(e, env, b);
     let any_inf = e.bor(x.inf, y.inf);
     let inf = inf_sum(e, env.fmt, x.inf, x.sign, y.inf, y.sign);
-    let mx = e.zext(x.sig);
-    let my = e.zext(y.sig);
+    let mx = sig64(e, env.fmt, x.sig);
+    let my = sig64(e, env.fmt, y.sig);
     let (s, m, exp) = exact_sum(e, (x.sign, mx, x.exp), (y.sign, my, y.exp));
     let z64 = e.k64(0);
     let m_zero = e.cmp(Cmp::Eq, m, z64);
@@ -484,12 +557,21 @@ pub fn fma<L: Lower>(e: &mut L, env: &Env<L::V>, a: L::V, b: L::V, c: L::V) -> L
     let invalid = e.band(p_inf, p_zero);
     let any_inf = e.bor(p_inf, z.inf);
     let inf = inf_sum(e, env.fmt, p_inf, psign, z.inf, z.sign);
-    let mx = e.zext(x.sig);
-    let my = e.zext(y.sig);
-    let p = e.bin(Bin::Mul, mx, my);
-    let pe = e.bin(Bin::Add, x.exp, y.exp);
-    let mz = e.zext(z.sig);
-    let (s, m, exp) = exact_sum(e, (psign, p, pe), (z.sign, mz, z.exp));
+    let (s, m, exp) = if env.fmt.wide() {
+        wide::fma_sum(
+            e,
+            (psign, x.sig, x.exp),
+            (y.sig, y.exp),
+            (z.sign, z.sig, z.exp),
+        )
+    } else {
+        let mx = e.zext(x.sig);
+        let my = e.zext(y.sig);
+        let p = e.bin(Bin::Mul, mx, my);
+        let pe = e.bin(Bin::Add, x.exp, y.exp);
+        let mz = e.zext(z.sig);
+        exact_sum(e, (psign, p, pe), (z.sign, mz, z.exp))
+    };
     let z64 = e.k64(0);
     let m_zero = e.cmp(Cmp::Eq, m, z64);
     let one = e.k64(1);
@@ -499,7 +581,7 @@ pub fn fma<L: Lower>(e: &mut L, env: &Env<L::V>, a: L::V, b: L::V, c: L::V) -> L
     let r = e.select(m_zero, zero, rounded);
     let r = e.select(any_inf, inf, r);
     let r = e.select(nan_c, nan2, r);
-    let dnan = e.k32(env.fmt.default_nan() as u32);
+    let dnan = kf(e, env.fmt, env.fmt.default_nan());
     let r = e.select(invalid, dnan, r);
     e.select(nan_ab, nan1, r)
 }
@@ -510,17 +592,21 @@ pub fn mul<L: Lower>(e: &mut L, env: &Env<L::V>, a: L::V, b: L::V) -> L::V {
     let x = unpack(e, env, a);
     let y = unpack(e, env, b);
     let sign = e.bin(Bin::Xor, x.sign, y.sign);
-    let s31 = e.bink(Bin::Shl, sign, env.fmt.sign_bit() as u64);
+    let sw = ext(e, env.fmt, sign);
+    let s31 = e.bink(Bin::Shl, sw, env.fmt.sign_bit() as u64);
     let any_inf = e.bor(x.inf, y.inf);
     let any_zero = e.bor(x.zero, y.zero);
     let invalid = e.band(any_inf, any_zero);
     let inf = e.bink(Bin::Or, s31, env.fmt.exp_mask());
-    let dnan = e.k32(env.fmt.default_nan() as u32);
+    let dnan = kf(e, env.fmt, env.fmt.default_nan());
     let inf = e.select(invalid, dnan, inf);
-    let ma = e.zext(x.sig);
-    let mb = e.zext(y.sig);
-    let p = e.bin(Bin::Mul, ma, mb);
-    let exp = e.bin(Bin::Add, x.exp, y.exp);
+    let (p, exp) = if env.fmt.wide() {
+        wide::mul_sig(e, (x.sig, x.exp), (y.sig, y.exp))
+    } else {
+        let ma = e.zext(x.sig);
+        let mb = e.zext(y.sig);
+        (e.bin(Bin::Mul, ma, mb), e.bin(Bin::Add, x.exp, y.exp))
+    };
     // A zero or infinite operand never reaches rounding (round_pack needs a non-zero value).
     let one = e.k64(1);
     let special = e.bor(any_zero, any_inf);
@@ -567,7 +653,7 @@ fn flush_in<L: Lower>(e: &mut L, env: &Env<L::V>, x: L::V) -> L::V {
     let f = env.fmt;
     let ef = e.bink(Bin::And, x, f.exp_mask());
     let m = e.bink(Bin::And, x, f.man_mask());
-    let z = e.k32(0);
+    let z = kf(e, f, 0);
     let e0 = e.cmp(Cmp::Eq, ef, z);
     let m_nz = e.cmp(Cmp::Ne, m, z);
     let den = e.band(e0, m_nz);
@@ -582,7 +668,7 @@ fn order_key<L: Lower>(e: &mut L, f: Fmt, x: L::V) -> L::V {
     let mag = e.bink(Bin::And, x, f.mag_mask());
     let s = e.field(x, f.sign_bit(), 1);
     let neg = e.nz(s);
-    let z = e.k32(0);
+    let z = kf(e, f, 0);
     let n = e.bin(Bin::Sub, z, mag);
     let n = e.bink(Bin::Sub, n, 1);
     e.select(neg, n, mag)
@@ -598,7 +684,7 @@ pub fn minmax<L: Lower>(e: &mut L, env: &Env<L::V>, a: L::V, b: L::V, max: bool)
     let f = env.fmt;
     let na = is_nan(e, f, a);
     let nb = is_nan(e, f, b);
-    let z = e.k32(0);
+    let z = kf(e, f, 0);
     let qa = e.bink(Bin::And, a, f.quiet());
     let qa = e.cmp(Cmp::Eq, qa, z);
     let sa = e.band(na, qa);
@@ -822,16 +908,17 @@ pub fn omod_clamp<L: Lower>(
             ..*env
         };
         let u = unpack(e, &scaled_env, x);
-        let m = e.zext(u.sig);
+        let m = sig64(e, f, u.sig);
         let special = e.bor(u.zero, u.inf);
         let one = e.k64(1);
         let m = e.select(special, one, m);
         let exp = e.bink(Bin::Add, u.exp, k as u32 as u64);
         let scaled = round_pack(e, &scaled_env, u.sign, m, exp);
-        let s = e.bink(Bin::Shl, u.sign, f.sign_bit() as u64);
+        let sw = ext(e, f, u.sign);
+        let s = e.bink(Bin::Shl, sw, f.sign_bit() as u64);
         let inf = e.bink(Bin::Or, s, f.exp_mask());
         let scaled = e.select(u.inf, inf, scaled);
-        let z = e.k32(0);
+        let z = kf(e, f, 0);
         let scaled = e.select(u.zero, z, scaled);
         let no_ieee = e.bnot(env.ieee);
         let flushing = e.bnot(env.keep_out);
@@ -841,14 +928,14 @@ pub fn omod_clamp<L: Lower>(
         r = e.select(apply, scaled, r);
     }
     if clamp {
-        let z = e.k32(0);
+        let z = kf(e, f, 0);
         let nan = is_nan(e, f, r);
         let dx10 = e.field(mode, 8, 1);
         let dx10 = e.nz(dx10);
         let s = e.field(r, f.sign_bit(), 1);
         let neg = e.nz(s);
         let mag = e.bink(Bin::And, r, f.mag_mask());
-        let one = e.k32(f.bias() << f.man);
+        let one = kf(e, f, (f.bias() as u64) << f.man);
         let above = e.cmp(Cmp::UGt, mag, one);
         let c = e.select(above, one, r);
         let c = e.select(neg, z, c);
@@ -994,12 +1081,13 @@ pub fn ldexp<L: Lower>(e: &mut L, env: &Env<L::V>, x: L::V, n: L::V) -> L::V {
     let n = e.bink(Bin::SMin, n, 20_000);
     let n = e.bink(Bin::SMax, n, (-20_000i32) as u32 as u64);
     let exp = e.bin(Bin::Add, u.exp, n);
-    let m = e.zext(u.sig);
+    let m = sig64(e, f, u.sig);
     let special = e.bor(u.zero, u.inf);
     let one = e.k64(1);
     let m = e.select(special, one, m);
     let rounded = round_pack(e, env, u.sign, m, exp);
-    let s = e.bink(Bin::Shl, u.sign, f.sign_bit() as u64);
+    let sw = ext(e, f, u.sign);
+    let s = e.bink(Bin::Shl, sw, f.sign_bit() as u64);
     let inf = e.bink(Bin::Or, s, f.exp_mask());
     let r = e.select(u.zero, s, rounded);
     let r = e.select(u.inf, inf, r);
@@ -1299,4 +1387,241 @@ pub fn lds_cmpst<L: Lower>(e: &mut L, env: &Env<L::V>, old: L::V, cmp: L::V, src
     let not_nan = e.bnot(nan);
     let eq = e.band(eq, not_nan);
     e.select(eq, src, old)
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// f64: the engine above with `F64` (values in 64-bit integers), and the two operations whose exact
+// intermediate needs more than 64 bits.
+
+/// `v_cvt_f64_f32`: exact widening of the f32 input flushed by the f32 field (`e32`); a NaN keeps its payload
+/// (moved to the top of the f64 fraction) and is quieted only under IEEE_MODE (rule `nan.cvt_f64_f32`). The
+/// model's `cvt_f64_f32`.
+pub fn cvt_f64_f32<L: Lower>(e: &mut L, e32: &Env<L::V>, x: L::V) -> L::V {
+    let nan = is_nan(e, F32, x);
+    let q = unary_nan(e, e32, x);
+    let u = unpack(e, e32, x);
+    let env = Env {
+        fmt: F64,
+        rm: e.k32(0),
+        keep_in: e.kbool(true),
+        keep_out: e.kbool(true),
+        ..*e32
+    };
+    let m = e.zext(u.sig);
+    let special = e.bor(u.zero, u.inf);
+    let one = e.k64(1);
+    let m = e.select(special, one, m);
+    let r = round_pack(e, &env, u.sign, m, u.exp);
+    let sw = e.zext(u.sign);
+    let s = e.bink(Bin::Shl, sw, 63);
+    let inf = e.bink(Bin::Or, s, F64.exp_mask());
+    let r = e.select(u.zero, s, r);
+    let r = e.select(u.inf, inf, r);
+    let qs = e.bink(Bin::LShr, q, 31);
+    let qs = e.zext(qs);
+    let qs = e.bink(Bin::Shl, qs, 63);
+    let qm = e.bink(Bin::And, q, F32.man_mask());
+    let qm = e.zext(qm);
+    let qm = e.bink(Bin::Shl, qm, 29);
+    let n = e.bin(Bin::Or, qs, qm);
+    let n = e.bink(Bin::Or, n, F64.exp_mask());
+    e.select(nan, n, r)
+}
+
+/// `v_cvt_f32_f64`: the f64 input flushed by the f64 field (`e64`), rounded in the f32 round field and
+/// result field (`e32`); a NaN is always quiet with the top 23 payload bits (the model's `cvt_f32_f64`).
+pub fn cvt_f32_f64<L: Lower>(e: &mut L, e32: &Env<L::V>, e64: &Env<L::V>, x: L::V) -> L::V {
+    let nan = is_nan(e, F64, x);
+    let u = unpack(e, e64, x);
+    let special = e.bor(u.zero, u.inf);
+    let one = e.k64(1);
+    let m = e.select(special, one, u.sig);
+    let r = round_pack(e, e32, u.sign, m, u.exp);
+    let s = e.bink(Bin::Shl, u.sign, 31);
+    let inf = e.bink(Bin::Or, s, 0x7f80_0000);
+    let r = e.select(u.zero, s, r);
+    let r = e.select(u.inf, inf, r);
+    let top = e.hi(x);
+    let sn = e.bink(Bin::And, top, 0x8000_0000);
+    let pay = e.bink(Bin::LShr, x, 29);
+    let pay = e.trunc(pay);
+    let pay = e.bink(Bin::And, pay, 0x7f_ffff);
+    let n = e.bin(Bin::Or, sn, pay);
+    let n = e.bink(Bin::Or, n, 0x7fc0_0000);
+    e.select(nan, n, r)
+}
+
+/// 128-bit significand arithmetic in pairs of u64 (`hi`, `lo`) for the f64 product.
+mod wide {
+    use super::{low_bits, Bin, Cmp, Lower, Ty, Un};
+
+    /// `(sig, exp)` with a non-zero 53-bit-or-less significand moved up to bit 52 (a zero stays zero).
+    fn normalize53<L: Lower>(e: &mut L, sig: L::V, exp: L::V) -> (L::V, L::V) {
+        let msb = e.un(Un::FindMsb, sig);
+        let k52 = e.k32(52);
+        let sh = e.bin(Bin::Sub, k52, msb);
+        let sh = e.bink(Bin::And, sh, 63);
+        let shw = e.zext(sh);
+        let s = e.bin(Bin::Shl, sig, shw);
+        let x = e.bin(Bin::Sub, exp, sh);
+        (s, x)
+    }
+
+    /// The exact 106-bit product of two significands below 2^53.
+    fn product<L: Lower>(e: &mut L, a: L::V, b: L::V) -> (L::V, L::V) {
+        let lo32 = |e: &mut L, v: L::V| e.bink(Bin::And, v, 0xffff_ffff);
+        let (al, bl) = (lo32(e, a), lo32(e, b));
+        let ah = e.bink(Bin::LShr, a, 32);
+        let bh = e.bink(Bin::LShr, b, 32);
+        let ll = e.bin(Bin::Mul, al, bl);
+        let lh = e.bin(Bin::Mul, al, bh);
+        let hl = e.bin(Bin::Mul, ah, bl);
+        let hh = e.bin(Bin::Mul, ah, bh);
+        // al*bh + ah*bl < 2^54: no carry out.
+        let mid = e.bin(Bin::Add, lh, hl);
+        let ml = e.bink(Bin::Shl, mid, 32);
+        let lo = e.bin(Bin::Add, ll, ml);
+        let carry = e.cmp(Cmp::ULt, lo, ll);
+        let c = e.b2i(carry, Ty::I64);
+        let mh = e.bink(Bin::LShr, mid, 32);
+        let hi = e.bin(Bin::Add, hh, mh);
+        (e.bin(Bin::Add, hi, c), lo)
+    }
+
+    /// `(hi, lo) >> d` (u32 `d`, any size) with every bit shifted out OR-ed into bit 0.
+    fn shr_jam<L: Lower>(e: &mut L, hi: L::V, lo: L::V, d: L::V) -> (L::V, L::V) {
+        let z = e.k64(0);
+        let k64 = e.k32(64);
+        let k128 = e.k32(128);
+        let zero_d = e.k32(0);
+        let none = e.cmp(Cmp::Eq, d, zero_d);
+        let big = e.cmp(Cmp::UGe, d, k64);
+        let all = e.cmp(Cmp::UGe, d, k128);
+        // d in 1..=63.
+        let ds = e.bink(Bin::And, d, 63);
+        let dsw = e.zext(ds);
+        let k = e.k32(64);
+        let inv = e.bin(Bin::Sub, k, ds);
+        let inv = e.bink(Bin::And, inv, 63);
+        let invw = e.zext(inv);
+        let lo_s = e.bin(Bin::LShr, lo, dsw);
+        let hi_in = e.bin(Bin::Shl, hi, invw);
+        let lo1 = e.bin(Bin::Or, lo_s, hi_in);
+        let hi1 = e.bin(Bin::LShr, hi, dsw);
+        let lost1 = low_bits(e, lo, dsw);
+        // d in 64..=127: the high word shifted by d - 64.
+        let lo2 = e.bin(Bin::LShr, hi, dsw);
+        let lost_hi = low_bits(e, hi, dsw);
+        let lo_nz = e.cmp(Cmp::Ne, lo, z);
+        let lost2 = e.bor(lost_hi, lo_nz);
+        // d >= 128: everything is lost.
+        let hi_nz = e.cmp(Cmp::Ne, hi, z);
+        let lost3 = e.bor(hi_nz, lo_nz);
+        let lo_r = e.select(big, lo2, lo1);
+        let hi_r = e.select(big, z, hi1);
+        let lost = e.select(big, lost2, lost1);
+        let lo_r = e.select(all, z, lo_r);
+        let hi_r = e.select(all, z, hi_r);
+        let lost = e.select(all, lost3, lost);
+        let st = e.b2i(lost, Ty::I64);
+        let lo_r = e.bin(Bin::Or, lo_r, st);
+        (e.select(none, hi, hi_r), e.select(none, lo, lo_r))
+    }
+
+    /// A 128-bit value below 2^127 as a significand below 2^63 with a sticky bit, and the exponent change.
+    fn compress<L: Lower>(e: &mut L, hi: L::V, lo: L::V, exp: L::V) -> (L::V, L::V) {
+        let z = e.k64(0);
+        let hi0 = e.cmp(Cmp::Eq, hi, z);
+        let mh = e.un(Un::FindMsb, hi);
+        let k64 = e.k32(64);
+        let mh = e.bin(Bin::Add, mh, k64);
+        let ml = e.un(Un::FindMsb, lo);
+        let msb = e.select(hi0, ml, mh);
+        let k62 = e.k32(62);
+        let over = e.cmp(Cmp::SGt, msb, k62);
+        let s = e.bin(Bin::Sub, msb, k62);
+        let zero = e.k32(0);
+        let s = e.select(over, s, zero);
+        let (_, m) = shr_jam(e, hi, lo, s);
+        (m, e.bin(Bin::Add, exp, s))
+    }
+
+    /// The significand and exponent of the exact product of two f64 significands (`sig * 2^exp` each; the
+    /// result below 2^63 with a sticky bit, for `round_pack`).
+    pub(super) fn mul_sig<L: Lower>(e: &mut L, a: (L::V, L::V), b: (L::V, L::V)) -> (L::V, L::V) {
+        let (sa, xa) = normalize53(e, a.0, a.1);
+        let (sb, xb) = normalize53(e, b.0, b.1);
+        let (hi, lo) = product(e, sa, sb);
+        let x = e.bin(Bin::Add, xa, xb);
+        compress(e, hi, lo, x)
+    }
+
+    /// The exact `(-1)^ps * a * b + (-1)^cs * c` of f64 significands as sign, significand (below 2^63, sticky
+    /// in bit 0; 0 for an exact zero) and exponent, for `round_pack`.
+    ///
+    /// The product (106 bits, with 20 zero bits below it) and the addend (53 bits, 72 below) both have their
+    /// msb at bit 124 or 125 of a 128-bit window; the one with the smaller exponent is shifted right with a
+    /// sticky bit. A bit is lost only when that one is more than 19 bits below the other, so at most one bit
+    /// cancels and the sticky bit lies far below the rounding position of a 53-bit result.
+    pub(super) fn fma_sum<L: Lower>(
+        e: &mut L,
+        a: (L::V, L::V, L::V),
+        b: (L::V, L::V),
+        c: (L::V, L::V, L::V),
+    ) -> (L::V, L::V, L::V) {
+        let (ps, sa, xa) = a;
+        let (cs, sc, xc) = c;
+        let (sa, xa) = normalize53(e, sa, xa);
+        let (sb, xb) = normalize53(e, b.0, b.1);
+        let (ph, pl) = product(e, sa, sb);
+        let ph = e.bink(Bin::Shl, ph, 20);
+        let pt = e.bink(Bin::LShr, pl, 44);
+        let ph = e.bin(Bin::Or, ph, pt);
+        let pl = e.bink(Bin::Shl, pl, 20);
+        let pe = e.bin(Bin::Add, xa, xb);
+        let pe = e.bink(Bin::Sub, pe, 20);
+        let (sc, xc) = normalize53(e, sc, xc);
+        let ch = e.bink(Bin::Shl, sc, 8);
+        let cl = e.k64(0);
+        let ce = e.bink(Bin::Sub, xc, 72);
+        let z = e.k64(0);
+        let pz = e.cmp(Cmp::Eq, ph, z);
+        let cz = e.cmp(Cmp::Eq, ch, z);
+        // A zero operand never has the larger exponent.
+        let ge = e.cmp(Cmp::SGe, pe, ce);
+        let pnz = e.bnot(pz);
+        let by_exp = e.band(pnz, ge);
+        let first = e.bor(cz, by_exp);
+        let (ea, eb) = (e.select(first, pe, ce), e.select(first, ce, pe));
+        let (ah, al) = (e.select(first, ph, ch), e.select(first, pl, cl));
+        let (bh, bl) = (e.select(first, ch, ph), e.select(first, cl, pl));
+        let (sa, sb) = (e.select(first, ps, cs), e.select(first, cs, ps));
+        let d = e.bin(Bin::Sub, ea, eb);
+        let (bh, bl) = shr_jam(e, bh, bl, d);
+        // Sum.
+        let sl = e.bin(Bin::Add, al, bl);
+        let carry = e.cmp(Cmp::ULt, sl, al);
+        let carry = e.b2i(carry, Ty::I64);
+        let sh = e.bin(Bin::Add, ah, bh);
+        let sh = e.bin(Bin::Add, sh, carry);
+        // Difference, larger minus smaller.
+        let h_gt = e.cmp(Cmp::UGt, ah, bh);
+        let h_eq = e.cmp(Cmp::Eq, ah, bh);
+        let l_ge = e.cmp(Cmp::UGe, al, bl);
+        let eq_ge = e.band(h_eq, l_ge);
+        let a_big = e.bor(h_gt, eq_ge);
+        let (xh, xl) = (e.select(a_big, ah, bh), e.select(a_big, al, bl));
+        let (yh, yl) = (e.select(a_big, bh, ah), e.select(a_big, bl, al));
+        let dl = e.bin(Bin::Sub, xl, yl);
+        let borrow = e.cmp(Cmp::ULt, xl, yl);
+        let borrow = e.b2i(borrow, Ty::I64);
+        let dh = e.bin(Bin::Sub, xh, yh);
+        let dh = e.bin(Bin::Sub, dh, borrow);
+        let dsign = e.select(a_big, sa, sb);
+        let same = e.cmp(Cmp::Eq, sa, sb);
+        let (rh, rl) = (e.select(same, sh, dh), e.select(same, sl, dl));
+        let s = e.select(same, sa, dsign);
+        let (m, x) = compress(e, rh, rl, ea);
+        (s, m, x)
+    }
 }
