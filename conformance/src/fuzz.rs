@@ -306,6 +306,14 @@ const VOPC: &[Op] = &[
     Op::VCmpEqU32,
     Op::VCmpGtU32,
     Op::VCmpNeI32,
+    Op::VCmpLtF64,
+    Op::VCmpEqF64,
+    Op::VCmpNgeF64,
+    Op::VCmpClassF32,
+    Op::VCmpClassF16,
+    Op::VCmpClassF64,
+    Op::VCmpxLtF32,
+    Op::VCmpxEqU32,
 ];
 
 const SOP2: &[Op] = &[
@@ -472,10 +480,32 @@ fn valu(r: &mut Rng) -> Item {
                 let op = r.pick(VOPC);
                 let s0 = source(r, true);
                 let s1 = 10 + r.below(8) as u8;
+                let cmpx = op.mnemonic().starts_with("v_cmpx");
+                if cmpx {
+                    // EXEC from the compare for the rest of the program (the e32 form only).
+                    let Ok(w) = enc::vopc(T, op, s0, s1) else {
+                        continue;
+                    };
+                    return inst(w, None);
+                }
+                // A class test's mask (source 1) is an integer: modifiers on source 0 only.
+                let float_srcs = if op.mnemonic().contains("class") {
+                    1
+                } else {
+                    3
+                };
                 if r.chance(30) {
                     let m = Vop3 {
-                        neg: if is_float(op) { r.below(4) as u8 } else { 0 },
-                        abs: if is_float(op) { r.below(4) as u8 } else { 0 },
+                        neg: if is_float(op) {
+                            r.below(4) as u8 & float_srcs
+                        } else {
+                            0
+                        },
+                        abs: if is_float(op) {
+                            r.below(4) as u8 & float_srcs
+                        } else {
+                            0
+                        },
                         ..Vop3::default()
                     };
                     let sd = r.pick(&[10u8, 12, 14, 106]);

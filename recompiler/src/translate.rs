@@ -34,6 +34,7 @@ pub(crate) fn need(inst: &Instruction) -> Need {
                 || is_carry(inst.op) && inst.form != Form::E64 && inst.encoding == Encoding::Vop2
                 || valu::int_compare(inst.op).is_some()
                 || float_compare(inst.op).is_some()
+                || class_test(inst.op).is_some()
             {
                 Need::Exchange
             } else {
@@ -708,7 +709,7 @@ pub(crate) fn float_op(op: Op) -> Option<(Fmt, FloatOp)> {
     })
 }
 
-/// A float compare: (bits 32 or 16, condition, writes EXEC). f64 compares wait for the f64 engine.
+/// A float compare: (bits 64, 32 or 16, condition, writes EXEC).
 fn float_compare(op: Op) -> Option<(u32, crate::sem::float::Cmp16, bool)> {
     // The mnemonics' condition names in VOPC opcode order (bits 3:0), as `Cmp16::from_code` reads them.
     const NAMES: [&str; 16] = [
@@ -722,12 +723,27 @@ fn float_compare(op: Op) -> Option<(u32, crate::sem::float::Cmp16, bool)> {
         .or_else(|| mn.strip_prefix("v_cmp_").map(|r| (r, false)))?;
     let (pred, ty) = rest.split_once('_')?;
     let bits = match ty {
+        "f64" => 64,
         "f32" => 32,
         "f16" => 16,
         _ => return None,
     };
     let code = NAMES.iter().position(|&c| c == pred)?;
     Some((bits, crate::sem::float::Cmp16::from_code(code as u8), cmpx))
+}
+
+/// A class test: (bits, writes EXEC).
+fn class_test(op: Op) -> Option<(u32, bool)> {
+    use Op::*;
+    Some(match op {
+        VCmpClassF32 => (32, false),
+        VCmpxClassF32 => (32, true),
+        VCmpClassF16 => (16, false),
+        VCmpxClassF16 => (16, true),
+        VCmpClassF64 => (64, false),
+        VCmpxClassF64 => (64, true),
+        _ => return None,
+    })
 }
 
 /// The end of a compare: the lane's bit (`r` where `active`) gathered into the wave's mask, written to EXEC
@@ -1233,6 +1249,7 @@ fn vector_forms(inst: &Instruction, pc: usize) -> Result<(), Refusal> {
     // neg and abs are bit operations on float sources, applied where those are read.
     let float = float_op(inst.op).is_some()
         || float_compare(inst.op).is_some()
+        || class_test(inst.op).is_some()
         || f64_op(inst.op).is_some();
     // neg/abs, omod and clamp on float operations are the float engine's; on integer ones only clamp
     // (saturation) is.
@@ -1632,10 +1649,22 @@ fn vector(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
             return Err(refusal(inst, pc, "clamp or op_sel on a compare"));
         }
         let half = bits == 16;
-        let sign = if half { 0x8000 } else { 0x8000_0000 };
+        if bits == 64 && (dpp.is_some() || matches!(inst.control, Control::Sdwa(_))) {
+            return Err(refusal(inst, pc, "DPP or SDWA on an f64 compare"));
+        }
+        let sign = match bits {
+            16 => 0x8000,
+            32 => 0x8000_0000,
+            _ => 1 << 63,
+        };
         let mut s = [cx.e.k32(0); 2];
         for (i, role) in [Role::Src0, Role::Src1].into_iter().enumerate() {
-            let v = src(cx, role, half)?;
+            let v = if bits == 64 {
+                let o = cx.op(inst, role, pc)?;
+                cx.vread64(o, true, inst, pc)?
+            } else {
+                src(cx, role, half)?
+            };
             let v = if half {
                 cx.e.bink(Bin::And, v, 0xffff)
             } else {
@@ -1645,20 +1674,45 @@ fn vector(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
         }
         let mode = cx.mode_word();
         let e = &mut cx.e;
-        let env = if half {
-            crate::sem::float::env16(e, mode)
-        } else {
-            crate::sem::float::env(e, mode)
+        let env = match bits {
+            16 => crate::sem::float::env16(e, mode),
+            32 => crate::sem::float::env(e, mode),
+            _ => crate::sem::float::env64(e, mode),
         };
         let r = crate::sem::float::compare(e, &env, cond, s[0], s[1]);
         return finish_compare(cx, inst, pc, r, active, cmpx);
     }
+    if let Some((bits, cmpx)) = class_test(op) {
+        if m.clamp || m.op_sel != 0 {
+            return Err(refusal(inst, pc, "clamp or op_sel on a class test"));
+        }
+        if bits == 64 && (dpp.is_some() || matches!(inst.control, Control::Sdwa(_))) {
+            return Err(refusal(inst, pc, "DPP or SDWA on an f64 class test"));
+        }
+        let (fmt, sign) = match bits {
+            16 => (F16, 0x8000),
+            32 => (F32, 0x8000_0000),
+            _ => (crate::sem::float::F64, 1 << 63),
+        };
+        let x = if bits == 64 {
+            let o = cx.op(inst, Role::Src0, pc)?;
+            cx.vread64(o, true, inst, pc)?
+        } else {
+            let v = src(cx, Role::Src0, bits == 16)?;
+            if bits == 16 {
+                cx.e.bink(Bin::And, v, 0xffff)
+            } else {
+                v
+            }
+        };
+        let x = float_source(cx, inst, 0, x, sign);
+        // The class mask is a 32-bit integer source, read without modifiers.
+        let mask = src(cx, Role::Src1, false)?;
+        let r = crate::sem::float::class(&mut cx.e, fmt, x, mask);
+        return finish_compare(cx, inst, pc, r, active, cmpx);
+    }
     if valu::int_compare(op).is_none() && inst.encoding == Encoding::Vopc {
-        return Err(refusal(
-            inst,
-            pc,
-            "this compare is not translated yet (f64 compares and class tests wait for their engines)",
-        ));
+        return Err(refusal(inst, pc, "this compare is not translated yet"));
     }
 
     match op {

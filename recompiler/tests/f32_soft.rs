@@ -1178,3 +1178,59 @@ fn f64_conversions_match_the_model_in_every_mode() {
     }
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
+
+#[test]
+fn f64_compares_and_class_tests_match_the_model() {
+    use reference_model::float::{cmp_class_f16, cmp_class_f32, cmp_class_f64, cmp_f64, Cmp};
+    let t = triples64(800, 47);
+    let mut bad = Vec::new();
+    for m in modes64() {
+        let e = &mut Eval;
+        let word = e.k32(m.to_hwreg());
+        let env = soft::env64(e, word);
+        for code in 0..16u8 {
+            let c = Cmp::from_code(code);
+            for &[a, b, cc] in &t {
+                // Equal operands half the time beyond the classes (a against a copy or its -0 twin).
+                let b = if cc & 1 == 0 { b } else { a };
+                let (x, y) = (e.k64(a), e.k64(b));
+                let got = soft::compare(e, &env, c, x, y).b();
+                if got != cmp_f64(m, c, a, b) && bad.len() < 10 {
+                    bad.push(format!("f64 {c:?} mode {:#x}: {a:#x} {b:#x}", m.float_mode));
+                }
+            }
+        }
+    }
+    // Class tests: every class with every single-bit mask and random masks, all three formats.
+    let e = &mut Eval;
+    let mut r = Rng(48);
+    let masks: Vec<u32> = (0..10)
+        .map(|i| 1 << i)
+        .chain((0..20).map(|_| r.next()))
+        .collect();
+    let v64: Vec<u64> = SPECIAL64.iter().flat_map(|&v| [v, v ^ 1 << 63]).collect();
+    let v32: Vec<u32> = SPECIAL.iter().flat_map(|&v| [v, v ^ 0x8000_0000]).collect();
+    let v16: Vec<u32> = SPECIAL16.iter().flat_map(|&v| [v, v ^ 0x8000]).collect();
+    for &mask in &masks {
+        let mk = e.k32(mask);
+        for &a in &v64 {
+            let x = e.k64(a);
+            if soft::class(e, soft::F64, x, mk).b() != cmp_class_f64(a, mask) {
+                bad.push(format!("class f64 {a:#x} mask {mask:#x}"));
+            }
+        }
+        for &a in &v32 {
+            let x = e.k32(a);
+            if soft::class(e, soft::F32, x, mk).b() != cmp_class_f32(a, mask) {
+                bad.push(format!("class f32 {a:#x} mask {mask:#x}"));
+            }
+        }
+        for &a in &v16 {
+            let x = e.k32(a);
+            if soft::class(e, soft::F16, x, mk).b() != cmp_class_f16(a as u16, mask) {
+                bad.push(format!("class f16 {a:#x} mask {mask:#x}"));
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}

@@ -1140,7 +1140,7 @@ pub fn compare<L: Lower>(e: &mut L, env: &Env<L::V>, cond: Cmp16, a: L::V, b: L:
     let nb = is_nan(e, f, b);
     let unordered = e.bor(na, nb);
     let ordered = e.bnot(unordered);
-    let z = e.k32(0);
+    let z = kf(e, f, 0);
     let ma = e.bink(Bin::And, a, f.mag_mask());
     let mb = e.bink(Bin::And, b, f.mag_mask());
     let za = e.cmp(Cmp::Eq, ma, z);
@@ -1624,4 +1624,39 @@ mod wide {
         let (m, x) = compress(e, rh, rl, ea);
         (s, m, x)
     }
+}
+
+/// `v_cmp_class_*`: whether `x`'s class is one of those `mask` selects (bit 0 signalling NaN, 1 quiet NaN, 2 -inf,
+/// 3 -normal, 4 -denormal, 5 -0, 6 +0, 7 +denormal, 8 +normal, 9 +inf), on the bits as given (no flush), the
+/// model's `g_class`. `mask` is a u32.
+pub fn class<L: Lower>(e: &mut L, f: Fmt, x: L::V, mask: L::V) -> L::V {
+    let nan = is_nan(e, f, x);
+    let q = e.bink(Bin::And, x, f.quiet());
+    let zw = kf(e, f, 0);
+    let quiet = e.cmp(Cmp::Ne, q, zw);
+    let mag = e.bink(Bin::And, x, f.mag_mask());
+    let infk = kf(e, f, f.exp_mask());
+    let inf = e.cmp(Cmp::Eq, mag, infk);
+    let zero = e.cmp(Cmp::Eq, mag, zw);
+    let ex = e.bink(Bin::And, x, f.exp_mask());
+    let den = e.cmp(Cmp::Eq, ex, zw);
+    let s = fld(e, f, x, f.sign_bit(), 1);
+    let neg = e.nz(s);
+    let pick = |e: &mut L, a: u32, b: u32| {
+        let (ka, kb) = (e.k32(a), e.k32(b));
+        e.select(neg, ka, kb)
+    };
+    let normal = pick(e, 3, 8);
+    let denorm = pick(e, 4, 7);
+    let zeros = pick(e, 5, 6);
+    let infs = pick(e, 2, 9);
+    let r = e.select(den, denorm, normal);
+    let r = e.select(zero, zeros, r);
+    let r = e.select(inf, infs, r);
+    let (k1, k0) = (e.k32(1), e.k32(0));
+    let n = e.select(quiet, k1, k0);
+    let idx = e.select(nan, n, r);
+    let bit = e.bin(Bin::LShr, mask, idx);
+    let bit = e.bink(Bin::And, bit, 1);
+    e.nz(bit)
 }
