@@ -893,6 +893,12 @@ enum F64Op {
     Widen,
     /// v_cvt_f32_f64: an f32 result.
     Narrow,
+    /// v_floor (2), v_ceil (1), v_trunc (3), v_rndne (0).
+    RoundInt(u32),
+    Fract,
+    FrexpMant,
+    /// v_frexp_exp_i32_f64: an i32 result.
+    FrexpExp,
 }
 
 fn f64_op(op: Op) -> Option<F64Op> {
@@ -906,6 +912,13 @@ fn f64_op(op: Op) -> Option<F64Op> {
         VLdexpF64 => F64Op::Ldexp,
         VCvtF64F32 => F64Op::Widen,
         VCvtF32F64 => F64Op::Narrow,
+        VFloorF64 => F64Op::RoundInt(2),
+        VCeilF64 => F64Op::RoundInt(1),
+        VTruncF64 => F64Op::RoundInt(3),
+        VRndneF64 => F64Op::RoundInt(0),
+        VFractF64 => F64Op::Fract,
+        VFrexpMantF64 => F64Op::FrexpMant,
+        VFrexpExpI32F64 => F64Op::FrexpExp,
         _ => return None,
     })
 }
@@ -927,8 +940,8 @@ fn float64_alu(
     };
     let n = match f {
         F64Op::Fma => 3,
-        F64Op::Widen | F64Op::Narrow => 1,
-        _ => 2,
+        F64Op::Add | F64Op::Mul | F64Op::MinMax(_) | F64Op::Ldexp => 2,
+        _ => 1,
     };
     let mut s = [cx.e.k64(0); 3];
     for (i, role) in [Role::Src0, Role::Src1, Role::Src2]
@@ -963,9 +976,16 @@ fn float64_alu(
         F64Op::Ldexp => fp::ldexp(e, &e64, a, b),
         F64Op::Widen => fp::cvt_f64_f32(e, &e32, a),
         F64Op::Narrow => fp::cvt_f32_f64(e, &e32, &e64, a),
+        F64Op::RoundInt(dir) => fp::round_int(e, &e64, a, dir),
+        F64Op::Fract => fp::fract(e, &e64, a),
+        F64Op::FrexpMant => fp::frexp_mant(e, &e64, a),
+        F64Op::FrexpExp => fp::frexp_exp(e, &e64, a),
     };
     let (omod, clamp) = out_mods(inst);
-    if f == F64Op::Narrow {
+    if f == F64Op::FrexpExp {
+        // An integer result: no output modifiers.
+        write32(cx, inst, pc, vd, r, active)?;
+    } else if f == F64Op::Narrow {
         let r = fp::omod_clamp(e, &e32, mode, r, omod, clamp);
         write32(cx, inst, pc, vd, r, active)?;
     } else {

@@ -1234,3 +1234,73 @@ fn f64_compares_and_class_tests_match_the_model() {
     }
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
+
+#[test]
+fn f64_rounding_fract_and_frexp_match_the_model_in_every_mode() {
+    use reference_model::float::{
+        ceil_f64, floor_f64, fract_f64, frexp_exp_i32_f64, frexp_mant_f64, rndne_f64, trunc_f64,
+    };
+    let mut v: Vec<u64> = triples64(3000, 49).into_iter().map(|t| t[0]).collect();
+    // Values around the integers and halves, where the directions differ.
+    for k in [
+        0.5f64,
+        1.5,
+        2.5,
+        -0.5,
+        -1.5,
+        1e15 + 0.5,
+        4503599627370495.5,
+        -4503599627370496.0,
+        0.49999999999999994,
+    ] {
+        v.extend([k.to_bits(), k.to_bits() + 1, k.to_bits() - 1]);
+    }
+    type M = fn(Mode, u64) -> u64;
+    let ops: [(&str, u32, M); 4] = [
+        ("floor", 2, floor_f64),
+        ("ceil", 1, ceil_f64),
+        ("trunc", 3, trunc_f64),
+        ("rndne", 0, rndne_f64),
+    ];
+    let mut bad = Vec::new();
+    for m in modes64() {
+        let e = &mut Eval;
+        let word = e.k32(m.to_hwreg());
+        let env = soft::env64(e, word);
+        for &a in &v {
+            let x = e.k64(a);
+            for &(name, dir, model) in &ops {
+                let got = soft::round_int(e, &env, x, dir).u();
+                if got != model(m, a) && bad.len() < 10 {
+                    bad.push(format!(
+                        "{name} mode {:#x}: {a:#018x}: got {got:#018x}, model {:#018x}",
+                        m.float_mode,
+                        model(m, a)
+                    ));
+                }
+            }
+            let checks = [
+                ("fract", soft::fract(e, &env, x).u(), fract_f64(m, a)),
+                (
+                    "frexp_mant",
+                    soft::frexp_mant(e, &env, x).u(),
+                    frexp_mant_f64(m, a),
+                ),
+                (
+                    "frexp_exp",
+                    soft::frexp_exp(e, &env, x).u() as u32 as u64,
+                    frexp_exp_i32_f64(m, a) as u32 as u64,
+                ),
+            ];
+            for (name, got, want) in checks {
+                if got != want && bad.len() < 10 {
+                    bad.push(format!(
+                        "{name} mode {:#x} ieee {}: {a:#018x}: got {got:#018x}, model {want:#018x}",
+                        m.float_mode, m.ieee
+                    ));
+                }
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}

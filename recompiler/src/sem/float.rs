@@ -953,12 +953,13 @@ pub fn round_int<L: Lower>(e: &mut L, env: &Env<L::V>, x: L::V, dir: u32) -> L::
     let nan = is_nan(e, f, x);
     let nan_r = unary_nan(e, env, x);
     let u = unpack(e, env, x);
-    let s = e.bink(Bin::Shl, u.sign, f.sign_bit() as u64);
+    let sw = ext(e, f, u.sign);
+    let s = e.bink(Bin::Shl, sw, f.sign_bit() as u64);
     let inf = e.bink(Bin::Or, s, f.exp_mask());
     let z = e.k32(0);
     let integral = e.cmp(Cmp::SGe, u.exp, z);
     let sh = e.bin(Bin::Sub, z, u.exp);
-    let m = e.zext(u.sig);
+    let m = sig64(e, f, u.sig);
     let rm = e.k32(dir);
     let q = shr_round(e, rm, u.sign, m, sh);
     let z64 = e.k64(0);
@@ -1002,22 +1003,23 @@ pub fn fract<L: Lower>(e: &mut L, env: &Env<L::V>, x: L::V) -> L::V {
     };
     let v = unpack(e, &exact, fl);
     let nfs = e.bink(Bin::Xor, v.sign, 1);
-    let mx = e.zext(u.sig);
-    let mf = e.zext(v.sig);
+    let mx = sig64(e, f, u.sig);
+    let mf = sig64(e, f, v.sig);
     let (s, m, exp) = exact_sum(e, (u.sign, mx, u.exp), (nfs, mf, v.exp));
     let z64 = e.k64(0);
     let m_zero = e.cmp(Cmp::Eq, m, z64);
     let one = e.k64(1);
     let m_safe = e.select(m_zero, one, m);
     let rounded = round_pack(e, env, s, m_safe, exp);
-    let below_one = e.k32((f.bias() << f.man) - 1);
+    let below_one = kf(e, f, ((f.bias() as u64) << f.man) - 1);
     let over = e.cmp(Cmp::UGt, rounded, below_one);
     let r = e.select(over, below_one, rounded);
-    let z = e.k32(0);
+    let z = kf(e, f, 0);
     let r = e.select(m_zero, z, r);
-    let sz = e.bink(Bin::Shl, u.sign, f.sign_bit() as u64);
+    let sw = ext(e, f, u.sign);
+    let sz = e.bink(Bin::Shl, sw, f.sign_bit() as u64);
     let r = e.select(u.zero, sz, r);
-    let dnan = e.k32(f.default_nan() as u32);
+    let dnan = kf(e, f, f.default_nan());
     let r = e.select(u.inf, dnan, r);
     e.select(nan, nan_r, r)
 }
@@ -1027,7 +1029,8 @@ pub fn fract<L: Lower>(e: &mut L, env: &Env<L::V>, x: L::V) -> L::V {
 fn sig_msb<L: Lower>(e: &mut L, u: &Unpacked<L::V>) -> L::V {
     let msb = e.un(Un::FindMsb, u.sig);
     let z = e.k32(0);
-    let none = e.cmp(Cmp::Eq, u.sig, z);
+    let zs = e.zero_like(u.sig);
+    let none = e.cmp(Cmp::Eq, u.sig, zs);
     e.select(none, z, msb)
 }
 
@@ -1043,10 +1046,12 @@ pub fn frexp_mant<L: Lower>(e: &mut L, env: &Env<L::V>, x: L::V) -> L::V {
     // A denormal's significand moves up to the implicit bit; a normal one is already there.
     let kman = e.k32(f.man);
     let sh = e.bin(Bin::Sub, kman, msb);
+    let sh = ext(e, f, sh);
     let m = e.bin(Bin::Shl, u.sig, sh);
     let frac = e.bink(Bin::And, m, f.man_mask());
-    let s = e.bink(Bin::Shl, u.sign, f.sign_bit() as u64);
-    let half = e.bink(Bin::Or, s, ((f.bias() - 1) << f.man) as u64);
+    let sw = ext(e, f, u.sign);
+    let s = e.bink(Bin::Shl, sw, f.sign_bit() as u64);
+    let half = e.bink(Bin::Or, s, ((f.bias() as u64) - 1) << f.man);
     let r = e.bin(Bin::Or, half, frac);
     let r = e.select(u.zero, s, r);
     let r = e.select(u.inf, x, r);
