@@ -40,6 +40,7 @@ fn job(words: &[u32]) -> Job {
         mode: FloatMode::TITLE,
         dispatch: "0000000000000000".into(),
         lanes: (0..32).map(|l| (l, vec![l])).collect(),
+        independent_groups: false,
     }
 }
 

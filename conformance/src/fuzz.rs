@@ -927,6 +927,8 @@ pub fn job(words: &[u32], wave: u32, groups: u32, mode: FloatMode, inputs: &[Vec
             .enumerate()
             .map(|(l, v)| (l as u32, v.clone()))
             .collect(),
+        // Each workgroup runs its own program on its own lanes' inputs and frame: nothing is shared.
+        independent_groups: true,
     }
 }
 

@@ -5,7 +5,6 @@
 use driver::{BufferSpec, ComputeJob, Context, DriverError, Init};
 use measurements::job::{Backend, BackendError, Job, JobOutput, TimeLimit};
 use recompiler::job::{prepare, Options};
-use recompiler::layout;
 use std::time::Duration;
 
 /// A Vulkan device running recompiled jobs.
@@ -90,7 +89,7 @@ impl Backend for VulkanBackend {
     fn run(&self, job: &Job) -> Result<JobOutput, BackendError> {
         let p = prepare(job, self.options)?;
         let info: Vec<u8> = p.info.iter().flat_map(|w| w.to_le_bytes()).collect();
-        let status_bytes = 4 * layout::STATUS_WORDS as u64;
+        let status_bytes = 4 * p.module.status_words as u64;
         let buffers = [
             BufferSpec {
                 size: p.memory.len() as u64,
@@ -117,7 +116,7 @@ impl Backend for VulkanBackend {
                 entry: "main",
                 buffers: &buffers,
                 push_constants: &[],
-                workgroups: [1, 1, 1],
+                workgroups: p.module.host_groups,
                 required_subgroup_size: None,
                 timeout: self.timeout,
             })

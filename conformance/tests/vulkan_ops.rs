@@ -183,6 +183,7 @@ impl Probe {
                     )
                 })
                 .collect(),
+            independent_groups: false,
         }
     }
 }

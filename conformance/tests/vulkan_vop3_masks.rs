@@ -28,6 +28,7 @@ fn job(wave: u32, body: &str) -> Job {
         mode: FloatMode::TITLE,
         dispatch: "0".into(),
         lanes: (0..wave).map(|l| (l, vec![l, 0, 0, 0])).collect(),
+        independent_groups: false,
     }
 }
 

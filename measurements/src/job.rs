@@ -47,6 +47,11 @@ pub struct Job {
     pub dispatch: String,
     /// Inputs of the lanes that have rows, ascending by lane; other lanes see only the arrays' fill.
     pub lanes: Vec<(u32, Vec<u32>)>,
+    /// The job's author asserts that no workgroup reads or writes guest memory that another workgroup
+    /// writes (the differential fuzzer's kernels, by construction): a backend may then run the workgroups
+    /// concurrently, with the result of the model's one-after-another order. Jobs built from measured rows
+    /// never set it.
+    pub independent_groups: bool,
 }
 
 /// One array of a job's memory image with its initial contents.
@@ -383,6 +388,7 @@ pub fn plan_jobs(suite: &Suite) -> Vec<PlannedJob> {
                     mode,
                     dispatch: dispatch.to_string(),
                     lanes: lanes.into_iter().map(|(l, i)| (l, i.to_vec())).collect(),
+                    independent_groups: false,
                 },
                 rows: ids,
             }

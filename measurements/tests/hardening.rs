@@ -191,6 +191,7 @@ fn a_job_built_in_code_past_the_memory_limits_is_an_error_not_an_abort() {
         mode: FloatMode::TITLE,
         dispatch: "0".repeat(16),
         lanes: vec![],
+        independent_groups: false,
     };
     // Refused from the sizes: nothing of the 12.5 GiB is allocated.
     match job.memory_image() {

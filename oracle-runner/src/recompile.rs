@@ -147,6 +147,7 @@ fn words(r: &Request) -> Result<(String, Module), String> {
         budget: 1_000_000,
         mode: title_mode(),
         shared_bytes: SHARED_BYTES,
+        parallel: false,
     };
     let m = recompiler::compile(target, &words, shape, &[])
         .map_err(|e| format!("not translated: {e}"))?;

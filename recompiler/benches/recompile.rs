@@ -108,6 +108,7 @@ fn bench(c: &mut Criterion) {
         budget: 1_000_000,
         mode: 0,
         shared_bytes: 32 << 10,
+        parallel: false,
     };
     let synth = instructions(Target::Gfx1013, &words);
     let compile_bundled = || {

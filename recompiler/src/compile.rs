@@ -66,6 +66,9 @@ pub(crate) struct Cx<'p> {
     pub mem: Array,
     pub info: Array,
     pub status: Array,
+    /// The first word of this workgroup's status record (0, or past the first record with independent
+    /// workgroups).
+    pub status_base: Sv,
     pub lds: Array,
     pub xch: Array,
     /// Lane masks: two words per wave and exchange slot.
@@ -595,9 +598,10 @@ impl<'p> Cx<'p> {
         let wave = self.wave;
         let kind = self.get(rep[0]);
         let some = self.e.nz(kind);
+        let base = self.status_base;
         self.e.if_then(some, |e| {
             let z = e.c32(0);
-            let p0 = e.elem(st, z);
+            let p0 = e.elem(st, base.id);
             let first = e
                 .atomic32(
                     SOp::AtomicCompareExchange,
@@ -615,8 +619,8 @@ impl<'p> Cx<'p> {
                 let b = e.load32(rep[3]);
                 let ex = e.load32(executed);
                 for (i, v) in [(1u32, pc), (2, a), (3, b), (4, ex), (5, wave), (6, lane)] {
-                    let c = e.c32(i);
-                    let p = e.elem(st, c);
+                    let c = e.bink(Bin::Add, base, i as u64);
+                    let p = e.elem(st, c.id);
                     e.store(p, v);
                 }
             });
@@ -768,7 +772,7 @@ pub(crate) fn compile(
     prog: &Program,
     shape: Shape,
     regions: &[Region],
-) -> Result<(Vec<u32>, bool), Refusal> {
+) -> Result<(Vec<u32>, bool, bool), Refusal> {
     let mut e = Emit::new();
     let void = e.t_void();
     let fn_ty = e.b.ty(SOp::TypeFunction, &[void]);
@@ -794,6 +798,13 @@ pub(crate) fn compile(
     } else {
         e.storage_buffer(layout::BIND_LDS, "lds")
     };
+    // Independent guest workgroups run one per host workgroup, unless LDS is the shared storage buffer.
+    let parallel = shape.parallel && (lds_words == 0 || lds_in_workgroup);
+    let total = shape.groups[0] * shape.groups[1] * shape.groups[2];
+    let wid = parallel.then(|| {
+        let v3 = e.b.ty(SOp::TypeVector, &[u32t, 3]);
+        e.builtin_input(v3, spirv::BuiltIn::WorkgroupId)
+    });
 
     let main =
         e.b.begin_function(void, spirv::FunctionControl::NONE, fn_ty);
@@ -801,6 +812,18 @@ pub(crate) fn compile(
     let entry = e.b.id();
     e.block(entry);
     let lid = e.entry_load(lii);
+    // The first guest workgroup this host workgroup runs, and where its status record starts.
+    let (g0, status_base) = match wid {
+        Some(w) => {
+            let x = e.entry_load_component(w, 0);
+            let y = e.entry_load_component(w, 1);
+            let yx = e.bink(Bin::Mul, y, crate::host_grid(total)[0] as u64);
+            let g0 = e.bin(Bin::Add, yx, x);
+            let r = e.bink(Bin::Add, g0, 1);
+            (g0, e.bink(Bin::Mul, r, layout::STATUS_WORDS as u64))
+        }
+        None => (e.k32(0), e.k32(0)),
+    };
     let w = e.k32(shape.wave);
     let lane = e.op32(SOp::UMod, &[lid.id, w.id]);
     let wave = e.op32(SOp::UDiv, &[lid.id, w.id]);
@@ -859,6 +882,7 @@ pub(crate) fn compile(
         mem,
         info,
         status,
+        status_base,
         lds,
         xch,
         masks,
@@ -885,12 +909,12 @@ pub(crate) fn compile(
         (store_unit, store_unit + 1, store_unit + 2)
     );
 
-    // for gw in 0..groups: one guest workgroup after another (the model's order: x fastest, then y, z).
-    let total = shape.groups[0] * shape.groups[1] * shape.groups[2];
+    // for gw in 0..groups: one guest workgroup after another (the model's order: x fastest, then y, z); with
+    // independent workgroups, this host workgroup's one.
     let totalv = cx.e.k32(total);
     let gw = cx.e.local(Ty::I32);
     let z = cx.e.k32(0);
-    cx.put(gw, z);
+    cx.put(gw, g0);
     // Workgroup memory starts undefined: the abort flag, which lives across guest workgroups, is cleared
     // before any invocation reads it (the other scheduler words are set per group).
     let sched_arr = cx.sched;
@@ -925,7 +949,8 @@ pub(crate) fn compile(
     cx.e.branch(l0_cont);
     cx.e.block(l0_cont);
     let g = cx.get(gw);
-    let g1 = cx.e.bink(Bin::Add, g, 1);
+    let g1 =
+        cx.e.bink(Bin::Add, g, if parallel { total as u64 } else { 1 });
     cx.put(gw, g1);
     cx.e.branch(l0_header);
     cx.e.block(l0_merge);
@@ -956,11 +981,16 @@ pub(crate) fn compile(
     cx.e.b.end_function();
     crate::units::define_helpers(&mut cx);
     let local = shape.waves() * shape.wave;
+    let interface: Vec<Word> = std::iter::once(lii).chain(wid).collect();
     cx.e.b
-        .entry_point(spirv::ExecutionModel::GLCompute, main, "main", &[lii]);
+        .entry_point(spirv::ExecutionModel::GLCompute, main, "main", &interface);
     cx.e.b
         .execution_mode(main, spirv::ExecutionMode::LocalSize, &[local, 1, 1]);
-    Ok((std::mem::take(&mut cx.e.b).assemble(), lds_in_workgroup))
+    Ok((
+        std::mem::take(&mut cx.e.b).assemble(),
+        lds_in_workgroup,
+        parallel,
+    ))
 }
 
 /// The VGPRs the program names (one past the highest), or all 256 with relative addressing.

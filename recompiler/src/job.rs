@@ -103,6 +103,7 @@ pub fn prepare(job: &Job, options: Options) -> Result<Prepared, BackendError> {
         budget: options.budget,
         mode: mode.to_hwreg(),
         shared_bytes: options.shared_bytes,
+        parallel: job.independent_groups,
     };
     let mut memory = Vec::new();
     let mut info = vec![0u32; 16];
@@ -168,14 +169,23 @@ impl Prepared {
         elapsed: std::time::Duration,
         time_limit: Option<std::time::Duration>,
     ) -> Result<JobOutput, BackendError> {
-        let word = |i: u32| status.get(i as usize).copied().unwrap_or(0);
-        if word(layout::FINISHED) != self.module.local_size {
+        let at = |i: u32| status.get(i as usize).copied().unwrap_or(0);
+        let [x, y, z] = self.module.host_groups;
+        let invocations = self.module.local_size * x * y * z;
+        if at(layout::FINISHED) != invocations {
             return Err(BackendError::Device(format!(
                 "the dispatch came back with {} of its {} invocations finished",
-                word(layout::FINISHED),
-                self.module.local_size
+                at(layout::FINISHED),
+                invocations
             )));
         }
+        // Independent workgroups report into records of their own after the first: the lowest workgroup's
+        // report is the one the model's order would meet first.
+        let base = (layout::STATUS_WORDS..self.module.status_words)
+            .step_by(layout::STATUS_WORDS as usize)
+            .find(|&b| at(b) != layout::OK)
+            .unwrap_or(0);
+        let word = |i: u32| at(base + i);
         match word(0) {
             layout::OK => {}
             layout::FAULT => {

@@ -83,6 +83,11 @@ pub struct Shape {
     /// when it fits beside the exchange area, else a storage buffer (binding [`layout::BIND_LDS`]). 0 keeps
     /// LDS in the buffer.
     pub shared_bytes: u32,
+    /// The guest workgroups are independent (`Job::independent_groups`): each runs in a host workgroup of its
+    /// own, concurrently, and reports into a status record of its own; the host takes the lowest workgroup's
+    /// report, as the model's order would. Ignored (one host workgroup runs them all in order) when LDS
+    /// lives in the storage buffer, which host workgroups would share.
+    pub parallel: bool,
 }
 
 impl Shape {
@@ -142,10 +147,22 @@ pub mod layout {
 pub struct Module {
     /// SPIR-V words.
     pub spirv: Vec<u32>,
-    /// Invocations of the one host workgroup the module runs in.
+    /// Invocations of each host workgroup the module runs in.
     pub local_size: u32,
     /// Whether LDS is workgroup memory (else the buffer at [`layout::BIND_LDS`]).
     pub lds_in_workgroup: bool,
+    /// Host workgroups to dispatch: `[1, 1, 1]`, or with independent guest workgroups one per guest
+    /// workgroup, up to 65,535 in x and the rest in y (the spare ones of the last row do nothing).
+    pub host_groups: [u32; 3],
+    /// Words of the status buffer: [`layout::STATUS_WORDS`], and as many per guest workgroup after them
+    /// when the workgroups run in host workgroups of their own.
+    pub status_words: u32,
+}
+
+/// The host grid for `total` guest workgroups run one per host workgroup.
+pub fn host_grid(total: u32) -> [u32; 3] {
+    let x = total.clamp(1, 65_535);
+    [x, total.div_ceil(x).max(1), 1]
 }
 
 /// The most guest workgroups one module runs (they run one after another in one host workgroup).
@@ -234,7 +251,8 @@ pub fn compile(
         });
     }
     let prog = program::Program::decode(target, words)?;
-    let (spirv, lds_in_workgroup) = compile::compile(&prog, shape, regions)?;
+    let (spirv, lds_in_workgroup, parallel) = compile::compile(&prog, shape, regions)?;
+    let total = groups.unwrap_or(1);
     // A module with an instruction the specs leave undefined is a recompiler bug. Debug builds (every
     // test) refuse one; release builds leave the check to the tests and to `oracle recompile`, since it
     // costs a tenth of the compile time and only the emitter's code decides what it finds.
@@ -245,5 +263,15 @@ pub fn compile(
         spirv,
         local_size: shape.waves() * shape.wave,
         lds_in_workgroup,
+        host_groups: if parallel {
+            host_grid(total)
+        } else {
+            [1, 1, 1]
+        },
+        status_words: if parallel {
+            layout::STATUS_WORDS * (1 + total)
+        } else {
+            layout::STATUS_WORDS
+        },
     })
 }

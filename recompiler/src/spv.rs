@@ -369,6 +369,17 @@ impl Emit {
         Sv { id, ty: Ty::I32 }
     }
 
+    /// Component `i` of the `uvec3` input `ptr` (a built-in such as `WorkgroupId`), loaded in the entry
+    /// preamble.
+    pub fn entry_load_component(&mut self, ptr: Word, i: u32) -> Sv {
+        let u = self.t_u32();
+        let v3 = self.b.ty(Op::TypeVector, &[u, 3]);
+        let v = self.b.entry_res(Op::Load, v3, &[ptr]);
+        let id = self.b.entry_res(Op::CompositeExtract, u, &[v, i]);
+        self.mark(id, ENTRY);
+        Sv { id, ty: Ty::I32 }
+    }
+
     /// A pure operation `op` of type `ty` on `args`: when every operand is a constant or an entry value,
     /// computed once, in the entry preamble.
     fn pure(&mut self, op: Op, ty: Word, args: &[Word]) -> Word {

@@ -94,6 +94,7 @@ fn disassembly_names_the_entry_point_and_rejects_what_is_not_spirv() {
         budget: 1000,
         mode: 0xc0,
         shared_bytes: 32768,
+        parallel: false,
     };
     // v_mov_b32 v1, 5; s_endpgm
     let m = recompiler::compile(

@@ -62,6 +62,7 @@ fn job() -> Job {
             .enumerate()
             .map(|(l, i)| (l as u32, i.to_vec()))
             .collect(),
+        independent_groups: false,
     }
 }
 

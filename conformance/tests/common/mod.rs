@@ -119,5 +119,6 @@ pub fn job(
         mode: FloatMode::TITLE,
         dispatch: "0000000000000000".into(),
         lanes: (0..threads).map(|l| (l, lanes(l))).collect(),
+        independent_groups: false,
     }
 }
