@@ -739,7 +739,8 @@ pub struct Rewrite {
     pub vop3: bool,
     /// `s_nop 0` after every item.
     pub nops: bool,
-    /// The program inside `s_or_saveexec -1` ... EXEC restored (EXEC is already all ones there).
+    /// The program inside `s_or_saveexec -1` ... EXEC and-ed with the saved mask (EXEC is already all ones
+    /// there).
     pub exec_wrap: bool,
 }
 
@@ -844,8 +845,10 @@ pub fn kernel_layout(
             }
             emit_items(p, wave, rw, &mut b);
             if rw.exec_wrap {
-                let op = if wave == 64 { Op::SMovB64 } else { Op::SMovB32 };
-                b.extend(e(enc::sop1(T, op, 126, Src::s(20))));
+                // EXEC and the saved mask, not the saved mask alone: a v_cmpx in the program narrowed EXEC
+                // within the lanes that started, and the plain program keeps that.
+                let op = if wave == 64 { Op::SAndB64 } else { Op::SAndB32 };
+                b.extend(e(enc::sop2(T, op, 126, Src::s(126), Src::s(20))));
             }
             b
         })
@@ -853,6 +856,12 @@ pub fn kernel_layout(
     // The selection chain: s_cmp_eq_u32 s8, i; s_cbranch_scc1 to program i; then s_endpgm.
     // The frame: s10..s15 and VCC as lanes see them, then 16 dwords per lane.
     let mut epilogue = Vec::new();
+    // Every lane writes its frame, whatever EXEC a v_cmpx left (the registers keep what it did).
+    if wave == 64 {
+        epilogue.extend(e(enc::sop1(T, Op::SMovB64, 126, Src::int(-1))));
+    } else {
+        epilogue.extend(e(enc::sop1(T, Op::SMovB32, 126, Src::int(-1))));
+    }
     for (k, s) in (10..16u8).enumerate() {
         epilogue.extend(e(enc::vop1(T, Op::VMovB32, 18 + k as u8, Src::s(s))));
     }
