@@ -194,6 +194,8 @@ const VOP2: &[Op] = &[
     Op::VFmacF32,
     Op::VFmacF16,
     Op::VPkFmacF16,
+    Op::VMacF32,
+    Op::VMacLegacyF32,
 ];
 
 /// The VOP1 operations drawn.
@@ -263,6 +265,8 @@ const VOP3: &[(Op, usize)] = &[
     (Op::VXadU32, 3),
     (Op::VMadU32U24, 3),
     (Op::VAlignbitB32, 3),
+    (Op::VMadF32, 3),
+    (Op::VMadLegacyF32, 3),
     (Op::VAddF64, 2),
     (Op::VMulF64, 2),
     (Op::VFmaF64, 3),

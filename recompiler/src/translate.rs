@@ -613,6 +613,12 @@ pub(crate) enum FloatOp {
     OffI4,
     /// v_fma_legacy_f32 (addend source 2) or v_fmac_legacy_f32 (the old destination).
     FmaLegacy(FmaC),
+    /// v_mad_f32, v_mac_f32, v_madak_f32 (gfx1013): the product rounded before the add, denormals flushed.
+    Mad(FmaC),
+    /// v_madmk_f32: `a * K + b`, separately rounded.
+    MadMk,
+    /// v_mad_legacy_f32 or v_mac_legacy_f32 (gfx1013): [`FloatOp::Mad`] with the legacy zero product.
+    MadLegacy(FmaC),
     /// v_cvt_f16_f32: an f32 source, an f16 result.
     Narrow,
     /// v_cvt_f32_f16: an f16 source, an f32 result (exact).
@@ -656,6 +662,12 @@ pub(crate) fn float_op(op: Op) -> Option<(Fmt, FloatOp)> {
         VMulLegacyF32 => (F32, MulLegacy),
         VFmaLegacyF32 => (F32, FmaLegacy(FmaC::Src2)),
         VFmacLegacyF32 => (F32, FmaLegacy(FmaC::Vdst)),
+        VMadF32 => (F32, Mad(FmaC::Src2)),
+        VMacF32 => (F32, Mad(FmaC::Vdst)),
+        VMadakF32 => (F32, Mad(FmaC::K)),
+        VMadmkF32 => (F32, MadMk),
+        VMadLegacyF32 => (F32, MadLegacy(FmaC::Src2)),
+        VMacLegacyF32 => (F32, MadLegacy(FmaC::Vdst)),
         VMinF32 => (F32, MinMax(false)),
         VMaxF32 => (F32, MinMax(true)),
         VMin3F32 => (F32, MinMax3(false)),
@@ -839,15 +851,20 @@ fn float_alu(
     let [a, b, c] = s;
     // Addends without modifiers: the old destination (its low half for f16) or the literal. The old value
     // is read only where it is an addend or the other half of a 16-bit write.
-    let reads_old = matches!(f, FloatOp::Fma(FmaC::Vdst) | FloatOp::FmaLegacy(FmaC::Vdst))
-        || fmt == F16 && !matches!(inst.control, Control::Sdwa(_));
-    let old = if reads_old { cx.vget(vd) } else { cx.e.k32(0) };
-    let c = match f {
-        FloatOp::Fma(FmaC::Vdst) | FloatOp::FmaLegacy(FmaC::Vdst) if fmt == F16 => {
-            cx.e.bink(Bin::And, old, 0xffff)
+    let addend = match f {
+        FloatOp::Fma(w) | FloatOp::FmaLegacy(w) | FloatOp::Mad(w) | FloatOp::MadLegacy(w) => {
+            Some(w)
         }
-        FloatOp::Fma(FmaC::Vdst) | FloatOp::FmaLegacy(FmaC::Vdst) => old,
-        FloatOp::Fma(FmaC::K) | FloatOp::FmaMk => {
+        FloatOp::FmaMk | FloatOp::MadMk => Some(FmaC::K),
+        _ => None,
+    };
+    let reads_old =
+        addend == Some(FmaC::Vdst) || fmt == F16 && !matches!(inst.control, Control::Sdwa(_));
+    let old = if reads_old { cx.vget(vd) } else { cx.e.k32(0) };
+    let c = match addend {
+        Some(FmaC::Vdst) if fmt == F16 => cx.e.bink(Bin::And, old, 0xffff),
+        Some(FmaC::Vdst) => old,
+        Some(FmaC::K) => {
             let o = cx.op(inst, Role::K, pc)?;
             cx.vread(o, false, inst, pc)?
         }
@@ -1159,6 +1176,9 @@ pub(crate) fn float_value(
         FloatOp::Fma(_) => fp::fma(e, &env, a, b, c),
         // a * K + b: the literal is the second factor and source 1 the addend.
         FloatOp::FmaMk => fp::fma(e, &env, a, c, b),
+        FloatOp::Mad(_) => fp::mad(e, &env, a, b, c, false),
+        FloatOp::MadMk => fp::mad(e, &env, a, c, b, false),
+        FloatOp::MadLegacy(_) => fp::mad(e, &env, a, b, c, true),
         FloatOp::MulLegacy => fp::mul_legacy(e, &env, a, b),
         FloatOp::FmaLegacy(_) => fp::fma_legacy(e, &env, a, b, c),
         FloatOp::MinMax(max) => fp::minmax(e, &env, a, b, max),
@@ -1603,6 +1623,8 @@ fn vector(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
             f,
             FloatOp::Fma(FmaC::Src2)
                 | FloatOp::FmaLegacy(FmaC::Src2)
+                | FloatOp::Mad(FmaC::Src2)
+                | FloatOp::MadLegacy(FmaC::Src2)
                 | FloatOp::MinMax3(_)
                 | FloatOp::Med3
         );

@@ -1304,3 +1304,41 @@ fn f64_rounding_fract_and_frexp_match_the_model_in_every_mode() {
     }
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
+
+#[test]
+fn separately_rounded_mads_match_the_model_in_every_mode() {
+    use reference_model::float::{mad_f32, mad_legacy_f32};
+    fn mad(e: &mut Eval, env: &soft::Env<Val>, a: Val, b: Val, c: Val) -> Val {
+        soft::mad(e, env, a, b, c, false)
+    }
+    fn mad_legacy(e: &mut Eval, env: &soft::Env<Val>, a: Val, b: Val, c: Val) -> Val {
+        soft::mad(e, env, a, b, c, true)
+    }
+    let mut t = triples(51);
+    // Products around 2^-126, where tininess before and after rounding differ.
+    let mut r = Rng(52);
+    for _ in 0..3000 {
+        let a = 0x1f80_0000 | (r.next() & 0x807f_ffff);
+        let b = 0x1f00_0000 + (r.next() & 0x01ff_ffff);
+        t.push((a, b, r.operand()));
+    }
+    // (1 - 2^-23) * 2^-126 (1 + 2^-23) = 2^-126 (1 - 2^-46): tiny before rounding, 2^-126 after.
+    for c in [
+        0,
+        0x8000_0000,
+        0x0080_0000,
+        0x8080_0000,
+        0x3f80_0000,
+        0x7fc0_0000,
+    ] {
+        for (a, b) in [
+            (0x3f7f_fffe, 0x0080_0001),
+            (0xbf7f_fffe, 0x0080_0001),
+            (0x0080_0001, 0x3f7f_fffe),
+        ] {
+            t.push((a, b, c));
+        }
+    }
+    check3("mad", mad, mad_f32, &t);
+    check3("mad_legacy", mad_legacy, mad_legacy_f32, &t);
+}

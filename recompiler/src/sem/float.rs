@@ -1665,3 +1665,55 @@ pub fn class<L: Lower>(e: &mut L, f: Fmt, x: L::V, mask: L::V) -> L::V {
     let bit = e.bink(Bin::And, bit, 1);
     e.nz(bit)
 }
+
+// ---------------------------------------------------------------------------------------------------------
+// The separately rounded f32 multiply-adds (gfx1013).
+
+/// `v_mad_f32` (and mac/madak/madmk; `legacy`: `v_mad_legacy_f32`/`v_mac_legacy_f32`): `a * b` rounded to f32
+/// in the round field, then `+ c` rounded again; sources, product and result flushed to signed zeros in every
+/// denormal setting, a product whose exact value is below 2^-126 flushed before rounding (rules
+/// `mad.unfused_flush`, `legacy.mad_gfx10`, `legacy.mad_product_tininess`); a NaN among `a`, `b` first, then
+/// inf * 0 (the default NaN), then a NaN `c` (quieted under IEEE_MODE). `legacy`: a zero factor makes the
+/// product +0 whatever the other factor (`legacy.zero_product`). The model's `mad_f32` / `mad_legacy_f32`.
+pub fn mad<L: Lower>(e: &mut L, env: &Env<L::V>, a: L::V, b: L::V, c: L::V, legacy: bool) -> L::V {
+    let env = Env {
+        keep_in: e.kbool(false),
+        keep_out: e.kbool(false),
+        ..*env
+    };
+    let x = unpack(e, &env, a);
+    let y = unpack(e, &env, b);
+    let p = mul(e, &env, a, b);
+    // Tininess of the exact product, before rounding.
+    let mx = e.zext(x.sig);
+    let my = e.zext(y.sig);
+    let prod = e.bin(Bin::Mul, mx, my);
+    let z64 = e.k64(0);
+    let nonzero = e.cmp(Cmp::Ne, prod, z64);
+    let msb = e.un(Un::FindMsb, prod);
+    let pe = e.bin(Bin::Add, x.exp, y.exp);
+    let top = e.bin(Bin::Add, pe, msb);
+    let biased = e.bink(Bin::Add, top, F32.bias() as u64);
+    let k1 = e.k32(1);
+    let below = e.cmp(Cmp::SLt, biased, k1);
+    let finite = e.bor(x.inf, y.inf);
+    let finite = e.bnot(finite);
+    let tiny = e.band(below, nonzero);
+    let tiny = e.band(tiny, finite);
+    let nan_p = is_nan(e, F32, p);
+    let not_nan = e.bnot(nan_p);
+    let tiny = e.band(tiny, not_nan);
+    let s = e.bink(Bin::And, p, F32.sign());
+    let p = e.select(tiny, s, p);
+    let p = if legacy {
+        let zero = e.bor(x.zero, y.zero);
+        let z = e.k32(0);
+        e.select(zero, z, p)
+    } else {
+        p
+    };
+    // The product's NaN (a source's, or inf * 0's) is the result; else the add, whose NaN choice is c's.
+    let nan_p = is_nan(e, F32, p);
+    let sum = add(e, &env, p, c);
+    e.select(nan_p, p, sum)
+}
