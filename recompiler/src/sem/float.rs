@@ -458,13 +458,9 @@ fn exact_sum<L: Lower>(
     let (m1, x1) = normalize(e, m1, x1);
     let (m2, x2) = normalize(e, m2, x2);
     let z64 = e.k64(0);
-    // A zero operand never has the larger exponent.
     let z1 = e.cmp(Cmp::Eq, m1, z64);
     let z2 = e.cmp(Cmp::Eq, m2, z64);
-    let ge = e.cmp(Cmp::SGe, x1, x2);
-    let nz1 = e.bnot(z1);
-    let by_exp = e.band(nz1, ge);
-    let first = e.bor(z2, by_exp);
+    let first = first_by_exponent(e, (z1, x1), (z2, x2));
     let (ea, eb) = (e.select(first, x1, x2), e.select(first, x2, x1));
     let (ma, mb) = (e.select(first, m1, m2), e.select(first, m2, m1));
     let (sa, sb) = (e.select(first, s1, s2), e.select(first, s2, s1));
@@ -490,6 +486,15 @@ fn exact_sum<L: Lower>(
     let m = e.select(same_sign, sum, diff);
     let s = e.select(same_sign, sa, dsign);
     (s, m, ea)
+}
+
+/// Whether the first of two terms (zero flag, exponent) goes first in an exact sum: it has the larger exponent,
+/// and a zero term never does.
+fn first_by_exponent<L: Lower>(e: &mut L, a: (L::V, L::V), b: (L::V, L::V)) -> L::V {
+    let ge = e.cmp(Cmp::SGe, a.1, b.1);
+    let nz = e.bnot(a.0);
+    let by_exp = e.band(nz, ge);
+    e.bor(b.0, by_exp)
 }
 
 /// The result of an exact zero sum of two values whose zero flags are `z1`, `z2` and signs `s1`, `s2`:
@@ -1592,11 +1597,7 @@ mod wide {
         let z = e.k64(0);
         let pz = e.cmp(Cmp::Eq, ph, z);
         let cz = e.cmp(Cmp::Eq, ch, z);
-        // A zero operand never has the larger exponent.
-        let ge = e.cmp(Cmp::SGe, pe, ce);
-        let pnz = e.bnot(pz);
-        let by_exp = e.band(pnz, ge);
-        let first = e.bor(cz, by_exp);
+        let first = super::first_by_exponent(e, (pz, pe), (cz, ce));
         let (ea, eb) = (e.select(first, pe, ce), e.select(first, ce, pe));
         let (ah, al) = (e.select(first, ph, ch), e.select(first, pl, cl));
         let (bh, bl) = (e.select(first, ch, ph), e.select(first, cl, pl));
