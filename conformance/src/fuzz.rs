@@ -142,6 +142,8 @@ fn is_float(op: Op) -> bool {
     (m.contains("_f32") || m.contains("_f16") || m.contains("_f64"))
         && !m.starts_with("v_cvt_f32_i32")
         && !m.starts_with("v_cvt_f32_u32")
+        && !m.starts_with("v_cvt_f64_i32")
+        && !m.starts_with("v_cvt_f64_u32")
         && !m.starts_with("v_cvt_f16_i16")
         && !m.starts_with("v_cvt_f16_u16")
         && !m.starts_with("v_cvt_f32_ubyte")
@@ -219,6 +221,10 @@ const VOP1: &[Op] = &[
     Op::VFractF64,
     Op::VFrexpMantF64,
     Op::VFrexpExpI32F64,
+    Op::VCvtI32F64,
+    Op::VCvtU32F64,
+    Op::VCvtF64I32,
+    Op::VCvtF64U32,
     Op::VCvtFlrI32F32,
     Op::VCvtRpiI32F32,
     Op::VCvtF32Ubyte0,

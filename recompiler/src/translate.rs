@@ -916,6 +916,10 @@ enum F64Op {
     FrexpMant,
     /// v_frexp_exp_i32_f64: an i32 result.
     FrexpExp,
+    /// v_cvt_i32_f64 (signed) or v_cvt_u32_f64: an i32 result.
+    ToInt(bool),
+    /// v_cvt_f64_i32 (signed) or v_cvt_f64_u32: a 32-bit integer source (exact).
+    FromInt(bool),
 }
 
 fn f64_op(op: Op) -> Option<F64Op> {
@@ -936,6 +940,10 @@ fn f64_op(op: Op) -> Option<F64Op> {
         VFractF64 => F64Op::Fract,
         VFrexpMantF64 => F64Op::FrexpMant,
         VFrexpExpI32F64 => F64Op::FrexpExp,
+        VCvtI32F64 => F64Op::ToInt(true),
+        VCvtU32F64 => F64Op::ToInt(false),
+        VCvtF64I32 => F64Op::FromInt(true),
+        VCvtF64U32 => F64Op::FromInt(false),
         _ => return None,
     })
 }
@@ -974,6 +982,8 @@ fn float64_alu(
                 let v = cx.vread(o, false, inst, pc)?;
                 float_source(cx, inst, 0, v, 0x8000_0000)
             }
+            // An integer source, read without modifiers.
+            (F64Op::FromInt(_), _) => cx.vread(o, false, inst, pc)?,
             _ => {
                 let v = cx.vread64(o, true, inst, pc)?;
                 float_source(cx, inst, i as u32, v, 1 << 63)
@@ -997,9 +1007,18 @@ fn float64_alu(
         F64Op::Fract => fp::fract(e, &e64, a),
         F64Op::FrexpMant => fp::frexp_mant(e, &e64, a),
         F64Op::FrexpExp => fp::frexp_exp(e, &e64, a),
+        F64Op::ToInt(signed) => fp::to_int(e, &e64, a, signed),
+        F64Op::FromInt(signed) => {
+            // Exact: any 32-bit integer fits in 53 bits, so the round field plays no part.
+            let exact = fp::Env {
+                rm: e.k32(0),
+                ..e64
+            };
+            fp::from_int(e, &exact, a, signed)
+        }
     };
     let (omod, clamp) = out_mods(inst);
-    if f == F64Op::FrexpExp {
+    if matches!(f, F64Op::FrexpExp | F64Op::ToInt(_)) {
         // An integer result: no output modifiers.
         write32(cx, inst, pc, vd, r, active)?;
     } else if f == F64Op::Narrow {

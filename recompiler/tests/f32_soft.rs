@@ -1342,3 +1342,50 @@ fn separately_rounded_mads_match_the_model_in_every_mode() {
     check3("mad", mad, mad_f32, &t);
     check3("mad_legacy", mad_legacy, mad_legacy_f32, &t);
 }
+
+#[test]
+fn f64_integer_conversions_match_the_model_in_every_mode() {
+    use reference_model::float::{cvt_f64_i32, cvt_f64_u32, cvt_i32_f64, cvt_u32_f64};
+    let mut v: Vec<u64> = triples64(3000, 53).into_iter().map(|t| t[0]).collect();
+    for k in [
+        2147483647.5f64,
+        2147483648.0,
+        -2147483648.5,
+        -2147483649.0,
+        4294967295.9,
+        4294967296.0,
+        -0.9,
+    ] {
+        v.extend([k.to_bits(), k.to_bits() + 1, k.to_bits() - 1]);
+    }
+    let mut bad = Vec::new();
+    for m in modes64() {
+        let e = &mut Eval;
+        let word = e.k32(m.to_hwreg());
+        let env = soft::env64(e, word);
+        for &a in &v {
+            let x = e.k64(a);
+            let gi = soft::to_int(e, &env, x, true).u() as u32;
+            let gu = soft::to_int(e, &env, x, false).u() as u32;
+            let (wi, wu) = (cvt_i32_f64(m, a) as u32, cvt_u32_f64(m, a));
+            if (gi, gu) != (wi, wu) && bad.len() < 10 {
+                bad.push(format!(
+                    "to int mode {:#x}: {a:#018x}: {gi:#x}/{wi:#x} {gu:#x}/{wu:#x}",
+                    m.float_mode
+                ));
+            }
+            let n = a as u32;
+            let k = e.k32(n);
+            let exact = soft::Env {
+                rm: e.k32(0),
+                ..env
+            };
+            let fi = soft::from_int(e, &exact, k, true).u();
+            let fu = soft::from_int(e, &exact, k, false).u();
+            if (fi, fu) != (cvt_f64_i32(n as i32), cvt_f64_u32(n)) && bad.len() < 10 {
+                bad.push(format!("from int {n:#x}: {fi:#x} {fu:#x}"));
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}

@@ -650,7 +650,8 @@ pub fn from_int<L: Lower>(e: &mut L, env: &Env<L::V>, v: L::V, signed: bool) -> 
     let one = e.k64(1);
     let m = e.select(is_zero, one, m);
     let r = round_pack(e, env, sign, m, z);
-    e.select(is_zero, z, r)
+    let zf = kf(e, env.fmt, 0);
+    e.select(is_zero, zf, r)
 }
 
 /// A denormal `x` as its signed zero unless denormal inputs are kept.
@@ -754,9 +755,9 @@ pub fn fma_legacy<L: Lower>(e: &mut L, env: &Env<L::V>, a: L::V, b: L::V, c: L::
 /// `v_cvt_i32_f32` (`signed`) and `v_cvt_u32_f32`: toward zero, saturating, a NaN gives 0 (rule
 /// `cvt.float_to_int`); a denormal truncates to 0 whatever the denormal field.
 pub fn to_int<L: Lower>(e: &mut L, env: &Env<L::V>, x: L::V, signed: bool) -> L::V {
-    let nan = is_nan(e, F32, x);
+    let nan = is_nan(e, env.fmt, x);
     let u = unpack(e, env, x);
-    let m = e.zext(u.sig);
+    let m = sig64(e, env.fmt, u.sig);
     let (mag, _, huge) = int_part(e, m, u.exp);
     let huge = e.bor(huge, u.inf);
     let neg = e.nz(u.sign);
