@@ -157,7 +157,9 @@ fn float_result(op: Op) -> bool {
         || m.starts_with("v_cvt_u")
         || m.starts_with("v_cvt_flr")
         || m.starts_with("v_cvt_rpi")
-        || m.starts_with("v_frexp_exp"))
+        || m.starts_with("v_frexp_exp")
+        || m.starts_with("v_cvt_pkrtz")
+        || m.starts_with("v_pack"))
 }
 
 /// The VOP2 operations drawn (two sources, VGPR second source).
@@ -198,6 +200,7 @@ const VOP2: &[Op] = &[
     Op::VPkFmacF16,
     Op::VMacF32,
     Op::VMacLegacyF32,
+    Op::VCvtPkrtzF16F32,
 ];
 
 /// The VOP1 operations drawn.
@@ -271,6 +274,7 @@ const VOP3: &[(Op, usize)] = &[
     (Op::VXadU32, 3),
     (Op::VMadU32U24, 3),
     (Op::VAlignbitB32, 3),
+    (Op::VPackB32F16, 2),
     (Op::VMadF32, 3),
     (Op::VMadLegacyF32, 3),
     (Op::VAddF64, 2),

@@ -1307,6 +1307,7 @@ fn vector_forms(inst: &Instruction, pc: usize) -> Result<(), Refusal> {
     let m = inst.mods;
     // neg and abs are bit operations on float sources, applied where those are read.
     let float = float_op(inst.op).is_some()
+        || matches!(inst.op, Op::VCvtPkrtzF16F32 | Op::VPackB32F16)
         || float_compare(inst.op).is_some()
         || class_test(inst.op).is_some()
         || f64_op(inst.op).is_some();
@@ -1661,6 +1662,41 @@ fn vector(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
         return float_alu(cx, inst, pc, fmt, f, raw, active);
     }
 
+    if matches!(op, VCvtPkrtzF16F32 | VPackB32F16) {
+        // Two halves from two sources: f32 ones rounded toward zero, or f16 ones as given.
+        let pack = op == VPackB32F16;
+        let (sign, half) = if pack {
+            (0x8000, true)
+        } else {
+            (0x8000_0000, false)
+        };
+        let mut h = [cx.e.k32(0); 2];
+        for (i, role) in [Role::Src0, Role::Src1].into_iter().enumerate() {
+            let v = src(cx, role, half)?;
+            let v = if half {
+                cx.e.bink(Bin::And, v, 0xffff)
+            } else {
+                v
+            };
+            h[i] = float_source(cx, inst, i as u32, v, sign);
+        }
+        let mode = cx.mode_word();
+        let e = &mut cx.e;
+        let e16 = crate::sem::float::env16(e, mode);
+        let e32 = crate::sem::float::env(e, mode);
+        for v in h.iter_mut() {
+            *v = if pack {
+                crate::sem::float::pack_half(e, &e16, *v)
+            } else {
+                crate::sem::float::cvt_pkrtz_half(e, &e32, &e16, *v)
+            };
+        }
+        let hi = e.bink(Bin::Shl, h[1], 16);
+        let v = e.bin(Bin::Or, h[0], hi);
+        let d = vdst()?;
+        write32(cx, inst, pc, d, v, active)?;
+        return Ok(Done::Next);
+    }
     if op == VPkFmacF16 {
         // Both halves fused onto the old destination's; sources and result without modifiers.
         let a = src(cx, Role::Src0, false)?;

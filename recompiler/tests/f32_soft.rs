@@ -1389,3 +1389,43 @@ fn f64_integer_conversions_match_the_model_in_every_mode() {
     }
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
+
+#[test]
+fn pkrtz_and_pack_match_the_model_in_every_mode() {
+    use reference_model::float::{cvt_pkrtz_f16_f32, pack_b32_f16};
+    let p = pairs(3000, 57);
+    let p16 = pairs16(2000, 58);
+    let mut all = modes();
+    all.extend(modes16());
+    let mut bad = Vec::new();
+    for m in all {
+        let e = &mut Eval;
+        let word = e.k32(m.to_hwreg());
+        let (e32, e16) = (soft::env(e, word), soft::env16(e, word));
+        for &(a, b) in &p {
+            let (x, y) = (e.k32(a), e.k32(b));
+            let lo = soft::cvt_pkrtz_half(e, &e32, &e16, x).u() as u32;
+            let hi = soft::cvt_pkrtz_half(e, &e32, &e16, y).u() as u32;
+            let (got, want) = (lo | hi << 16, cvt_pkrtz_f16_f32(m, a, b));
+            if got != want && bad.len() < 10 {
+                bad.push(format!(
+                    "pkrtz mode {:#x}: {a:#x} {b:#x}: {got:#x}/{want:#x}",
+                    m.float_mode
+                ));
+            }
+        }
+        for &(a, b) in &p16 {
+            let (x, y) = (e.k32(a), e.k32(b));
+            let lo = soft::pack_half(e, &e16, x).u() as u32;
+            let hi = soft::pack_half(e, &e16, y).u() as u32;
+            let (got, want) = (lo | hi << 16, pack_b32_f16(m, a as u16, b as u16));
+            if got != want && bad.len() < 10 {
+                bad.push(format!(
+                    "pack ieee {}: {a:#x} {b:#x}: {got:#x}/{want:#x}",
+                    m.ieee
+                ));
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}

@@ -1719,3 +1719,22 @@ pub fn mad<L: Lower>(e: &mut L, env: &Env<L::V>, a: L::V, b: L::V, c: L::V, lega
     let sum = add(e, &env, p, c);
     e.select(nan_p, p, sum)
 }
+
+/// One half of `v_pack_b32_f16`: the f16 bits as given, a NaN quieted only under IEEE_MODE (rule
+/// `nan.pack_b32_quiet`).
+pub fn pack_half<L: Lower>(e: &mut L, e16: &Env<L::V>, h: L::V) -> L::V {
+    let nan = is_nan(e, F16, h);
+    let q = unary_nan(e, e16, h);
+    e.select(nan, q, h)
+}
+
+/// One half of `v_cvt_pkrtz_f16_f32`: [`cvt_f16_f32`] toward zero whatever the round field, without FP16_OVFL
+/// (a finite value never overflows toward zero; rule `cvt.pkrtz`).
+pub fn cvt_pkrtz_half<L: Lower>(e: &mut L, e32: &Env<L::V>, e16: &Env<L::V>, x: L::V) -> L::V {
+    let rtz = Env {
+        rm: e.k32(3),
+        ovfl: e.kbool(false),
+        ..*e16
+    };
+    cvt_f16_f32(e, e32, &rtz, x)
+}
