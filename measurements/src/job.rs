@@ -12,7 +12,12 @@
 //! |---|---|
 //! | `model` (reference-model) | 16, as the hardware: gfx10 compute has 16 `COMPUTE_USER_DATA` registers |
 //! | `hsa` (real AMD GPU, not built yet) | 16, the same registers set by the command processor |
-//! | `vulkan` (recompiler + driver, not built yet) | its own to state: the recompiled program reads user SGPRs from push constants or a buffer, so it need not stop at 16; it must refuse what it cannot carry |
+//! | `vulkan` (recompiler + driver) | 16, read from the launch-info buffer; a job with more is refused as unsupported |
+//!
+//! Workgroups run in the model's order (x fastest, then y, z), one after another. A job built in code may
+//! declare them independent ([`Job::independent_groups`]: no workgroup touches memory another writes, as the
+//! differential fuzzer's kernels are built); a backend may then run them concurrently, and must still report
+//! what the model's order would (the first workgroup's fault, say).
 //!
 //! `oracle-v1` kernels get their user data through the kernel argument segment, whose address is the only
 //! thing in SGPRs (`s[0:1]`), so the user-SGPR limit does not apply to them.
