@@ -47,7 +47,7 @@ pub fn truncate(text: &str) -> String {
 
 /// Shortens every quoted span (between backticks or double quotes) of a message from a parser (serde, toml, csv)
 /// with [`truncate`], and the message as a whole to a few quoted lengths, because such messages quote the
-/// offending input whole (`unknown field `<a megabyte of key>``).
+/// offending input whole (``unknown field `KEY` `` with KEY a megabyte long).
 pub fn shorten_message(message: &str) -> String {
     let mut out = String::with_capacity(message.len().min(1024));
     let mut rest = message;
