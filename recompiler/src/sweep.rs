@@ -38,6 +38,10 @@ pub struct Unary {
 /// fract, frexp); `None` otherwise.
 pub fn unary(op: Op) -> Option<Unary> {
     let (fmt, f) = float_op(op)?;
+    // 2^64 inputs are no sweep.
+    if fmt == fp::F64 || crate::translate::source_fmt(fmt, f) == fp::F64 {
+        return None;
+    }
     let one_source = matches!(
         f,
         FloatOp::RoundInt(_)

@@ -5,7 +5,7 @@
 use crate::compile::{refusal, sreg, Cx, Done};
 use crate::lower::{Bin, Cmp, Lower, Ty};
 use crate::program::{flow, Flow, Need};
-use crate::sem::float::{Fmt, F16, F32};
+use crate::sem::float::{Fmt, F16, F32, F64};
 use crate::sem::{salu, valu};
 use crate::spv::{Emit, Sv};
 use crate::units::Helper;
@@ -619,9 +619,9 @@ pub(crate) enum FloatOp {
     MadMk,
     /// v_mad_legacy_f32 or v_mac_legacy_f32 (gfx1013): [`FloatOp::Mad`] with the legacy zero product.
     MadLegacy(FmaC),
-    /// v_cvt_f16_f32: an f32 source, an f16 result.
+    /// v_cvt_f16_f32 (an f32 source, an f16 result) or v_cvt_f32_f64 (an f64 source, an f32 result).
     Narrow,
-    /// v_cvt_f32_f16: an f16 source, an f32 result (exact).
+    /// v_cvt_f32_f16 (an f16 source, an f32 result) or v_cvt_f64_f32 (an f32 source, an f64 result): exact.
     Widen,
     /// v_floor (2), v_ceil (1), v_trunc (3), v_rndne (0): rounding to an integral value.
     RoundInt(u32),
@@ -645,8 +645,8 @@ pub(crate) enum FmaC {
     K,
 }
 
-/// The operations of the float engine and the format each runs in (v_cvt_f16_f32 rounds in f16 from an f32
-/// source).
+/// The operations of the float engine and the format each runs in, its result's ([`source_fmt`] gives the
+/// sources': v_cvt_f16_f32 rounds in f16 from an f32 source).
 pub(crate) fn float_op(op: Op) -> Option<(Fmt, FloatOp)> {
     use FloatOp::*;
     use Op::*;
@@ -717,6 +717,25 @@ pub(crate) fn float_op(op: Op) -> Option<(Fmt, FloatOp)> {
         VCvtF16U16 => (F16, FromInt(false)),
         VCvtI16F16 => (F16, ToInt16(true)),
         VCvtU16F16 => (F16, ToInt16(false)),
+        VAddF64 => (F64, Add),
+        VMulF64 => (F64, Mul),
+        VFmaF64 => (F64, Fma(FmaC::Src2)),
+        VMinF64 => (F64, MinMax(false)),
+        VMaxF64 => (F64, MinMax(true)),
+        VLdexpF64 => (F64, Ldexp),
+        VFloorF64 => (F64, RoundInt(2)),
+        VCeilF64 => (F64, RoundInt(1)),
+        VTruncF64 => (F64, RoundInt(3)),
+        VRndneF64 => (F64, RoundInt(0)),
+        VFractF64 => (F64, Fract),
+        VFrexpMantF64 => (F64, FrexpMant),
+        VFrexpExpI32F64 => (F64, FrexpExp),
+        VCvtI32F64 => (F64, ToInt(true)),
+        VCvtU32F64 => (F64, ToInt(false)),
+        VCvtF64I32 => (F64, FromInt(true)),
+        VCvtF64U32 => (F64, FromInt(false)),
+        VCvtF64F32 => (F64, Widen),
+        VCvtF32F64 => (F32, Narrow),
         _ => return None,
     })
 }
@@ -742,6 +761,15 @@ fn float_compare(op: Op) -> Option<(u32, crate::sem::float::Cmp16, bool)> {
     };
     let code = NAMES.iter().position(|&c| c == pred)?;
     Some((bits, crate::sem::float::Cmp16::from_code(code as u8), cmpx))
+}
+
+/// The float format of `bits` (16, 32 or 64).
+fn bits_fmt(bits: u32) -> Fmt {
+    match bits {
+        16 => F16,
+        32 => F32,
+        _ => F64,
+    }
 }
 
 /// A class test: (bits, writes EXEC).
@@ -831,12 +859,7 @@ fn float_alu(
         Some(Operand::Vgpr { first, .. }) => first as u32,
         other => return Err(refusal(inst, pc, format!("vector destination {other:?}"))),
     };
-    // The sources' format: v_cvt_f16_f32 reads an f32, v_cvt_f32_f16 an f16.
-    let sign = fmt_sign(match f {
-        FloatOp::Narrow => F32,
-        FloatOp::Widen => F16,
-        _ => fmt,
-    });
+    let sign = fmt_sign(source_fmt(fmt, f));
     // Integer sources are read without modifiers, as the model reads them.
     let int_source = matches!(f, FloatOp::FromInt(_) | FloatOp::Ubyte(_) | FloatOp::OffI4);
     let mut s = raw;
@@ -897,65 +920,17 @@ fn float_alu(
     Ok(Done::Next)
 }
 
-/// The f64 operations of the float engine (`F64` in [`crate::sem::float`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum F64Op {
-    Add,
-    Mul,
-    Fma,
-    MinMax(bool),
-    /// v_ldexp_f64: source 1 a 32-bit integer exponent.
-    Ldexp,
-    /// v_cvt_f64_f32: an f32 source.
-    Widen,
-    /// v_cvt_f32_f64: an f32 result.
-    Narrow,
-    /// v_floor (2), v_ceil (1), v_trunc (3), v_rndne (0).
-    RoundInt(u32),
-    Fract,
-    FrexpMant,
-    /// v_frexp_exp_i32_f64: an i32 result.
-    FrexpExp,
-    /// v_cvt_i32_f64 (signed) or v_cvt_u32_f64: an i32 result.
-    ToInt(bool),
-    /// v_cvt_f64_i32 (signed) or v_cvt_f64_u32: a 32-bit integer source (exact).
-    FromInt(bool),
-}
-
-fn f64_op(op: Op) -> Option<F64Op> {
-    use Op::*;
-    Some(match op {
-        VAddF64 => F64Op::Add,
-        VMulF64 => F64Op::Mul,
-        VFmaF64 => F64Op::Fma,
-        VMinF64 => F64Op::MinMax(false),
-        VMaxF64 => F64Op::MinMax(true),
-        VLdexpF64 => F64Op::Ldexp,
-        VCvtF64F32 => F64Op::Widen,
-        VCvtF32F64 => F64Op::Narrow,
-        VFloorF64 => F64Op::RoundInt(2),
-        VCeilF64 => F64Op::RoundInt(1),
-        VTruncF64 => F64Op::RoundInt(3),
-        VRndneF64 => F64Op::RoundInt(0),
-        VFractF64 => F64Op::Fract,
-        VFrexpMantF64 => F64Op::FrexpMant,
-        VFrexpExpI32F64 => F64Op::FrexpExp,
-        VCvtI32F64 => F64Op::ToInt(true),
-        VCvtU32F64 => F64Op::ToInt(false),
-        VCvtF64I32 => F64Op::FromInt(true),
-        VCvtF64U32 => F64Op::FromInt(false),
-        _ => return None,
-    })
-}
-
-/// An f64 operation: 64-bit sources from register pairs (inline constants as f64, a literal as the high
-/// dword), `abs` then `neg` on their sign bits, omod/clamp on the result in its format, the result written
-/// to the pair (or, for v_cvt_f32_f64, the one register), as the model's f64 path.
+/// A float operation with f64 sources or an f64 result ([`float_op`] with `F64` as its format or its sources'):
+/// 64-bit sources from register pairs (inline constants as f64, a literal as the high dword) with `abs` then
+/// `neg` on their sign bits, integer sources (v_ldexp_f64's exponent, v_cvt_f64_i32's) as 32-bit values, the
+/// value from [`float_value`], omod/clamp on a float result in its format, and the result written to the pair
+/// (or the one register for an f32 or integer result), as the model's f64 path.
 fn float64_alu(
     cx: &mut Cx,
     inst: &Instruction,
     pc: usize,
-    f: F64Op,
+    fmt: Fmt,
+    f: FloatOp,
     active: Sv,
 ) -> Result<Done, Refusal> {
     use crate::sem::float as fp;
@@ -964,10 +939,11 @@ fn float64_alu(
         other => return Err(refusal(inst, pc, format!("vector destination {other:?}"))),
     };
     let n = match f {
-        F64Op::Fma => 3,
-        F64Op::Add | F64Op::Mul | F64Op::MinMax(_) | F64Op::Ldexp => 2,
+        FloatOp::Fma(_) => 3,
+        FloatOp::Add | FloatOp::Mul | FloatOp::MinMax(_) | FloatOp::Ldexp => 2,
         _ => 1,
     };
+    let src = source_fmt(fmt, f);
     let mut s = [cx.e.k64(0); 3];
     for (i, role) in [Role::Src0, Role::Src1, Role::Src2]
         .into_iter()
@@ -976,59 +952,38 @@ fn float64_alu(
     {
         let o = cx.op(inst, role, pc)?;
         s[i] = match (f, i) {
-            // v_ldexp_f64's exponent is a 32-bit integer, read without modifiers.
-            (F64Op::Ldexp, 1) => cx.vread(o, false, inst, pc)?,
-            (F64Op::Widen, _) => {
+            // Integer sources, read without modifiers.
+            (FloatOp::Ldexp, 1) | (FloatOp::FromInt(_), _) => cx.vread(o, false, inst, pc)?,
+            _ if src == F32 => {
                 let v = cx.vread(o, false, inst, pc)?;
-                float_source(cx, inst, 0, v, 0x8000_0000)
+                float_source(cx, inst, 0, v, fmt_sign(F32))
             }
-            // An integer source, read without modifiers.
-            (F64Op::FromInt(_), _) => cx.vread(o, false, inst, pc)?,
             _ => {
                 let v = cx.vread64(o, true, inst, pc)?;
-                float_source(cx, inst, i as u32, v, 1 << 63)
+                float_source(cx, inst, i as u32, v, fmt_sign(F64))
             }
         };
     }
     let mode = cx.mode_word();
     let e = &mut cx.e;
-    let e64 = fp::env64(e, mode);
-    let e32 = fp::env(e, mode);
-    let [a, b, c] = s;
-    let r = match f {
-        F64Op::Add => fp::add(e, &e64, a, b),
-        F64Op::Mul => fp::mul(e, &e64, a, b),
-        F64Op::Fma => fp::fma(e, &e64, a, b, c),
-        F64Op::MinMax(max) => fp::minmax(e, &e64, a, b, max),
-        F64Op::Ldexp => fp::ldexp(e, &e64, a, b),
-        F64Op::Widen => fp::cvt_f64_f32(e, &e32, a),
-        F64Op::Narrow => fp::cvt_f32_f64(e, &e32, &e64, a),
-        F64Op::RoundInt(dir) => fp::round_int(e, &e64, a, dir),
-        F64Op::Fract => fp::fract(e, &e64, a),
-        F64Op::FrexpMant => fp::frexp_mant(e, &e64, a),
-        F64Op::FrexpExp => fp::frexp_exp(e, &e64, a),
-        F64Op::ToInt(signed) => fp::to_int(e, &e64, a, signed),
-        F64Op::FromInt(signed) => {
-            // Exact: any 32-bit integer fits in 53 bits, so the round field plays no part.
-            let exact = fp::Env {
-                rm: e.k32(0),
-                ..e64
-            };
-            fp::from_int(e, &exact, a, signed)
-        }
-    };
-    let (omod, clamp) = out_mods(inst);
-    if matches!(f, F64Op::FrexpExp | F64Op::ToInt(_)) {
-        // An integer result: no output modifiers.
-        write32(cx, inst, pc, vd, r, active)?;
-    } else if f == F64Op::Narrow {
-        let r = fp::omod_clamp(e, &e32, mode, r, omod, clamp);
-        write32(cx, inst, pc, vd, r, active)?;
+    let env = if fmt == F64 {
+        fp::env64(e, mode)
     } else {
-        let r = fp::omod_clamp(e, &e64, mode, r, omod, clamp);
+        fp::env(e, mode)
+    };
+    let r = float_value(e, &env, mode, f, s);
+    if matches!(f, FloatOp::FrexpExp | FloatOp::ToInt(_)) {
+        // An integer result: no output modifiers.
+        return write32(cx, inst, pc, vd, r, active).map(|_| Done::Next);
+    }
+    let (omod, clamp) = out_mods(inst);
+    let r = fp::omod_clamp(e, &env, mode, r, omod, clamp);
+    if fmt == F64 {
         let (lo, hi) = (e.trunc(r), e.hi(r));
         cx.vset_if(vd, lo, active);
         cx.vset_if(vd + 1, hi, active);
+    } else {
+        write32(cx, inst, pc, vd, r, active)?;
     }
     Ok(Done::Next)
 }
@@ -1246,9 +1201,17 @@ pub(crate) fn float_value(
             let n = if fmt == F16 { e.sext_in(b, 16) } else { b };
             fp::ldexp(e, &env, a, n)
         }
+        FloatOp::Narrow if fmt == F32 => {
+            let e64 = fp::env64(e, mode);
+            fp::cvt_f32_f64(e, &env, &e64, a)
+        }
         FloatOp::Narrow => {
             let e32 = fp::env(e, mode);
             fp::cvt_f16_f32(e, &e32, &env, a)
+        }
+        FloatOp::Widen if fmt == F64 => {
+            let e32 = fp::env(e, mode);
+            fp::cvt_f64_f32(e, &e32, a)
         }
         FloatOp::Widen => {
             let e16 = fp::env16(e, mode);
@@ -1270,10 +1233,18 @@ pub(crate) fn float_value(
 
 /// The sign bit of a format's values.
 fn fmt_sign(fmt: Fmt) -> u64 {
-    if fmt == F16 {
-        0x8000
-    } else {
-        0x8000_0000
+    1 << (fmt.man + fmt.exp)
+}
+
+/// The format of the float sources of operation `f` running in `fmt`: the next wider one for the narrowing
+/// conversions, the next narrower for the widening ones.
+pub(crate) fn source_fmt(fmt: Fmt, f: FloatOp) -> Fmt {
+    match (f, fmt == F64, fmt == F32) {
+        (FloatOp::Narrow, _, true) => F64,
+        (FloatOp::Narrow, _, _) => F32,
+        (FloatOp::Widen, true, _) => F32,
+        (FloatOp::Widen, _, _) => F16,
+        _ => fmt,
     }
 }
 
@@ -1309,8 +1280,7 @@ fn vector_forms(inst: &Instruction, pc: usize) -> Result<(), Refusal> {
     let float = float_op(inst.op).is_some()
         || matches!(inst.op, Op::VCvtPkrtzF16F32 | Op::VPackB32F16)
         || float_compare(inst.op).is_some()
-        || class_test(inst.op).is_some()
-        || f64_op(inst.op).is_some();
+        || class_test(inst.op).is_some();
     // neg/abs, omod and clamp on float operations are the float engine's; on integer ones only clamp
     // (saturation) is.
     if (m.abs != 0 || m.neg != 0 || m.omod != 0) && !float || m.neg_hi != 0 {
@@ -1601,6 +1571,20 @@ fn vector(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
         })
     };
     let has = |role| inst.operand(role).is_some();
+    // Float source `i` (in `role`) of `fmt` with its abs/neg: f64 from a register pair, f16 from the half
+    // SDWA or op_sel picks, f32 as read.
+    let fsrc = |cx: &mut Cx, role: Role, i: u32, fmt: Fmt| -> Result<Sv, Refusal> {
+        let v = if fmt == F64 {
+            let o = cx.op(inst, role, pc)?;
+            cx.vread64(o, true, inst, pc)?
+        } else if fmt == F16 {
+            let v = src(cx, role, true)?;
+            cx.e.bink(Bin::And, v, 0xffff)
+        } else {
+            src(cx, role, false)?
+        };
+        Ok(float_source(cx, inst, i, v, fmt_sign(fmt)))
+    };
     let active = cx.active();
     let active = match dpp {
         Some((_, w)) => {
@@ -1615,15 +1599,15 @@ fn vector(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
         other => Err(refusal(inst, pc, format!("vector destination {other:?}"))),
     };
 
-    if let Some(f) = f64_op(op) {
+    if let Some((fmt, f)) = float_op(op).filter(|&(t, f)| t == F64 || source_fmt(t, f) == F64) {
         if dpp.is_some() || matches!(inst.control, Control::Sdwa(_)) {
             return Err(refusal(inst, pc, "DPP or SDWA on an f64 operation"));
         }
-        return float64_alu(cx, inst, pc, f, active);
+        return float64_alu(cx, inst, pc, fmt, f, active);
     }
     if let Some((fmt, f)) = float_op(op) {
         // Sources in the operation's width (v_cvt_f16_f32 reads an f32); only the used ones.
-        let half = fmt == F16 && f != FloatOp::Narrow || f == FloatOp::Widen;
+        let half = source_fmt(fmt, f) == F16;
         let int_role = match f {
             FloatOp::FromInt(_) => Some(Role::Src0),
             FloatOp::Ldexp => Some(Role::Src1),
@@ -1665,21 +1649,8 @@ fn vector(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
     if matches!(op, VCvtPkrtzF16F32 | VPackB32F16) {
         // Two halves from two sources: f32 ones rounded toward zero, or f16 ones as given.
         let pack = op == VPackB32F16;
-        let (sign, half) = if pack {
-            (0x8000, true)
-        } else {
-            (0x8000_0000, false)
-        };
-        let mut h = [cx.e.k32(0); 2];
-        for (i, role) in [Role::Src0, Role::Src1].into_iter().enumerate() {
-            let v = src(cx, role, half)?;
-            let v = if half {
-                cx.e.bink(Bin::And, v, 0xffff)
-            } else {
-                v
-            };
-            h[i] = float_source(cx, inst, i as u32, v, sign);
-        }
+        let fmt = if pack { F16 } else { F32 };
+        let mut h = [fsrc(cx, Role::Src0, 0, fmt)?, fsrc(cx, Role::Src1, 1, fmt)?];
         let mode = cx.mode_word();
         let e = &mut cx.e;
         let e16 = crate::sem::float::env16(e, mode);
@@ -1745,30 +1716,11 @@ fn vector(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
         if m.clamp || m.op_sel != 0 {
             return Err(refusal(inst, pc, "clamp or op_sel on a compare"));
         }
-        let half = bits == 16;
         if bits == 64 && (dpp.is_some() || matches!(inst.control, Control::Sdwa(_))) {
             return Err(refusal(inst, pc, "DPP or SDWA on an f64 compare"));
         }
-        let sign = match bits {
-            16 => 0x8000,
-            32 => 0x8000_0000,
-            _ => 1 << 63,
-        };
-        let mut s = [cx.e.k32(0); 2];
-        for (i, role) in [Role::Src0, Role::Src1].into_iter().enumerate() {
-            let v = if bits == 64 {
-                let o = cx.op(inst, role, pc)?;
-                cx.vread64(o, true, inst, pc)?
-            } else {
-                src(cx, role, half)?
-            };
-            let v = if half {
-                cx.e.bink(Bin::And, v, 0xffff)
-            } else {
-                v
-            };
-            s[i] = float_source(cx, inst, i as u32, v, sign);
-        }
+        let fmt = bits_fmt(bits);
+        let s = [fsrc(cx, Role::Src0, 0, fmt)?, fsrc(cx, Role::Src1, 1, fmt)?];
         let mode = cx.mode_word();
         let e = &mut cx.e;
         let env = match bits {
@@ -1786,23 +1738,8 @@ fn vector(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
         if bits == 64 && (dpp.is_some() || matches!(inst.control, Control::Sdwa(_))) {
             return Err(refusal(inst, pc, "DPP or SDWA on an f64 class test"));
         }
-        let (fmt, sign) = match bits {
-            16 => (F16, 0x8000),
-            32 => (F32, 0x8000_0000),
-            _ => (crate::sem::float::F64, 1 << 63),
-        };
-        let x = if bits == 64 {
-            let o = cx.op(inst, Role::Src0, pc)?;
-            cx.vread64(o, true, inst, pc)?
-        } else {
-            let v = src(cx, Role::Src0, bits == 16)?;
-            if bits == 16 {
-                cx.e.bink(Bin::And, v, 0xffff)
-            } else {
-                v
-            }
-        };
-        let x = float_source(cx, inst, 0, x, sign);
+        let fmt = bits_fmt(bits);
+        let x = fsrc(cx, Role::Src0, 0, fmt)?;
         // The class mask is a 32-bit integer source, read without modifiers.
         let mask = src(cx, Role::Src1, false)?;
         let r = crate::sem::float::class(&mut cx.e, fmt, x, mask);

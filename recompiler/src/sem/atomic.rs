@@ -1,7 +1,7 @@
 //! Read-modify-write operations of the LDS, buffer, global and flat atomics: the new memory value from the
 //! old one and the data, as `reference_model::exec::mem_ops` applies them: the integer operations at 32 or
-//! 64 bits (the old value's width), and the f32 LDS ones through the float engine (rules `lds.float_minmax`,
-//! `lds.float_cmpst`, `lds.add_f32`). f64 LDS atomics wait for an f64 engine.
+//! 64 bits (the old value's width), and the f32 LDS ones through the float engine (rules `lds.float_minmax` and
+//! `lds.float_cmpst`, measured by seed 003; `lds.add_f32`, inferred). f64 LDS atomics wait for an f64 engine.
 
 use crate::lower::{Bin, Cmp, Lower};
 use crate::sem::float as fp;

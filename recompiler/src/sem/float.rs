@@ -186,6 +186,9 @@ fn env_at<L: Lower>(e: &mut L, mode: L::V, fmt: Fmt, round: u32, denorm: u32) ->
 /// of its sign when the mode asks for it (rule `f16.fp16_ovfl`); a no-op for f32.
 pub fn ovfl16<L: Lower>(e: &mut L, env: &Env<L::V>, r: L::V, sources: &[L::V]) -> L::V {
     let f = env.fmt;
+    if f != F16 {
+        return r;
+    }
     let is_inf = |e: &mut L, x: L::V| {
         let m = e.bink(Bin::And, x, f.mag_mask());
         let k = e.k32(f.exp_mask() as u32);
@@ -1254,7 +1257,8 @@ pub fn cvt_f32_f16<L: Lower>(e: &mut L, e16: &Env<L::V>, h: L::V) -> L::V {
 }
 
 /// One source of `v_fma_mix*` as f32 bits: an f16 half (`f16`; already selected and with its modifiers)
-/// flushed by the f16 input field and widened, or the f32 value as it is (rule `mix.f16_source_denorm`).
+/// flushed by the f16 input field and widened, or the f32 value as it is (rule `mix.f16_source_denorm`,
+/// inferred).
 pub fn mix_source<L: Lower>(e: &mut L, e16: &Env<L::V>, x: L::V, f16: bool) -> L::V {
     if f16 {
         let h = flush_in(e, e16, x);
@@ -1674,7 +1678,7 @@ pub fn class<L: Lower>(e: &mut L, f: Fmt, x: L::V, mask: L::V) -> L::V {
 /// `v_mad_f32` (and mac/madak/madmk; `legacy`: `v_mad_legacy_f32`/`v_mac_legacy_f32`): `a * b` rounded to f32
 /// in the round field, then `+ c` rounded again; sources, product and result flushed to signed zeros in every
 /// denormal setting, a product whose exact value is below 2^-126 flushed before rounding (rules
-/// `mad.unfused_flush`, `legacy.mad_gfx10`, `legacy.mad_product_tininess`); a NaN among `a`, `b` first, then
+/// `mad.unfused_flush` and `legacy.mad_product_tininess`, both inferred; `legacy.mad_gfx10`, measured on gfx1010); a NaN among `a`, `b` first, then
 /// inf * 0 (the default NaN), then a NaN `c` (quieted under IEEE_MODE). `legacy`: a zero factor makes the
 /// product +0 whatever the other factor (`legacy.zero_product`). The model's `mad_f32` / `mad_legacy_f32`.
 pub fn mad<L: Lower>(e: &mut L, env: &Env<L::V>, a: L::V, b: L::V, c: L::V, legacy: bool) -> L::V {
