@@ -251,6 +251,13 @@ const VOP1: &[Op] = &[
     Op::VFractF16,
     Op::VFrexpMantF16,
     Op::VFrexpExpI16F16,
+    Op::VRcpF32,
+    Op::VRcpIflagF32,
+    Op::VSqrtF32,
+    Op::VRsqF32,
+    Op::VRcpF16,
+    Op::VSqrtF16,
+    Op::VRsqF16,
 ];
 
 /// VOP3-only operations drawn, with their source counts.

@@ -70,6 +70,9 @@ fn f32_operations_match_the_model_where_it_matters() {
         Op::VCvtF16F32,
         Op::VCvtF32I32,
         Op::VCvtF32U32,
+        Op::VRcpF32,
+        Op::VSqrtF32,
+        Op::VRsqF32,
     ];
     for m in ["c0/0/1/0", "f1/1/1/0", "e2/0/1/0", "d3/1/1/0", "f0/0/1/0"] {
         for op in ops {

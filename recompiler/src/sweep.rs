@@ -56,6 +56,7 @@ pub fn unary(op: Op) -> Option<Unary> {
             | FloatOp::Fract
             | FloatOp::FrexpMant
             | FloatOp::FrexpExp
+            | FloatOp::Recip(_)
     );
     if !one_source {
         return None;

@@ -5,7 +5,7 @@
 use crate::compile::{refusal, sreg, Cx, Done};
 use crate::lower::{Bin, Cmp, Lower, Ty};
 use crate::program::{flow, Flow, Need};
-use crate::sem::float::{Fmt, F16, F32, F64};
+use crate::sem::float::{Fmt, Recip as R, F16, F32, F64};
 use crate::sem::{salu, valu};
 use crate::spv::{Emit, Sv};
 use crate::units::Helper;
@@ -635,6 +635,8 @@ pub(crate) enum FloatOp {
     FrexpExp,
     /// v_ldexp: source 1 is an integer exponent, read without modifiers.
     Ldexp,
+    /// v_rcp, v_sqrt, v_rsq (and v_rcp_iflag_f32): exact, rounded once.
+    Recip(R),
 }
 
 /// The addend of an FMA form.
@@ -692,6 +694,12 @@ pub(crate) fn float_op(op: Op) -> Option<(Fmt, FloatOp)> {
         VFrexpMantF32 => (F32, FrexpMant),
         VFrexpExpI32F32 => (F32, FrexpExp),
         VLdexpF32 => (F32, Ldexp),
+        VRcpF32 | VRcpIflagF32 => (F32, Recip(R::Rcp)),
+        VSqrtF32 => (F32, Recip(R::Sqrt)),
+        VRsqF32 => (F32, Recip(R::Rsq)),
+        VRcpF16 => (F16, Recip(R::Rcp)),
+        VSqrtF16 => (F16, Recip(R::Sqrt)),
+        VRsqF16 => (F16, Recip(R::Rsq)),
         VFractF16 => (F16, Fract),
         VFrexpMantF16 => (F16, FrexpMant),
         VFrexpExpI16F16 => (F16, FrexpExp),
@@ -1190,6 +1198,7 @@ pub(crate) fn float_value(
         FloatOp::FloorToInt(half) => fp::floor_to_int(e, &env, a, half),
         FloatOp::ToInt16(signed) => fp::to_int16(e, &env, a, signed),
         FloatOp::Fract => fp::fract(e, &env, a),
+        FloatOp::Recip(op) => fp::recip_root(e, &env, a, op),
         FloatOp::FrexpMant => fp::frexp_mant(e, &env, a),
         FloatOp::FrexpExp if fmt == F16 => {
             let x = fp::frexp_exp(e, &env, a);
@@ -1224,7 +1233,7 @@ pub(crate) fn float_value(
             fp::ovfl16(e, &env, r, &[a, b])
         }
         FloatOp::Fma(_) => fp::ovfl16(e, &env, r, &[a, b, c]),
-        FloatOp::Ldexp => fp::ovfl16(e, &env, r, &[a]),
+        FloatOp::Ldexp | FloatOp::Recip(_) => fp::ovfl16(e, &env, r, &[a]),
         // v_cvt_f16_u16 of 65520 and above (an integer source is never infinite).
         FloatOp::FromInt(_) => fp::ovfl16(e, &env, r, &[]),
         _ => r,

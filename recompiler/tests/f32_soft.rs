@@ -868,6 +868,79 @@ fn fract_frexp_and_ldexp_match_the_model_in_every_mode() {
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
 
+type Unary32 = fn(Mode, u32) -> u32;
+type Unary16 = fn(Mode, u16) -> u16;
+
+#[test]
+fn reciprocals_and_roots_match_the_model_in_every_mode() {
+    use reference_model::float as m;
+    use soft::Recip;
+    let (mut v32, v16) = unary_operands(23);
+    // Exact quotients and roots (the sticky bit clear), their neighbours, and results at the overflow and
+    // underflow boundaries.
+    v32.extend([
+        0x4080_0000,
+        0x4080_0001,
+        0x407f_ffff,
+        0x4110_0000,
+        0x3e80_0000,
+        0x0000_0004,
+        0x0020_0000,
+        0x7e80_0000,
+        0x7f00_0001,
+        0x0040_0001,
+    ]);
+    let ops32: [(Recip, Unary32); 3] = [
+        (Recip::Rcp, m::rcp_f32),
+        (Recip::Sqrt, m::sqrt_f32),
+        (Recip::Rsq, m::rsq_f32),
+    ];
+    let ops16: [(Recip, Unary16); 3] = [
+        (Recip::Rcp, m::rcp_f16),
+        (Recip::Sqrt, m::sqrt_f16),
+        (Recip::Rsq, m::rsq_f16),
+    ];
+    let mut bad = Vec::new();
+    for md in modes() {
+        let e = &mut Eval;
+        let word = e.k32(md.to_hwreg());
+        let env = soft::env(e, word);
+        for &v in &v32 {
+            let x = e.k32(v);
+            for (op, model) in ops32 {
+                let got = soft::recip_root(e, &env, x, op).u() as u32;
+                let want = model(md, v);
+                if got != want && bad.len() < 12 {
+                    bad.push(format!(
+                        "{op:?} f32 mode {:#x} ieee {}: {v:#010x}: got {got:#010x}, model {want:#010x}",
+                        md.float_mode, md.ieee
+                    ));
+                }
+            }
+        }
+    }
+    for md in modes16() {
+        let e = &mut Eval;
+        let word = e.k32(md.to_hwreg());
+        let env = soft::env16(e, word);
+        for &v in &v16 {
+            let x = e.k32(v);
+            for (op, model) in ops16 {
+                let r = soft::recip_root(e, &env, x, op);
+                let got = soft::ovfl16(e, &env, r, &[x]).u() as u32;
+                let want = model(md, v as u16) as u32;
+                if got != want && bad.len() < 12 {
+                    bad.push(format!(
+                        "{op:?} f16 mode {:#x} ieee {} ovfl {}: {v:#06x}: got {got:#06x}, model {want:#06x}",
+                        md.float_mode, md.ieee, md.fp16_ovfl
+                    ));
+                }
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
 // f16 sources in f32 arithmetic.
 
 /// Modes that vary both formats' fields at once: every f32 and f16 round direction, every pair of denormal

@@ -1033,6 +1033,150 @@ pub fn fract<L: Lower>(e: &mut L, env: &Env<L::V>, x: L::V) -> L::V {
     e.select(nan, nan_r, r)
 }
 
+/// Which of the exactly computed reciprocals and roots.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Recip {
+    /// `v_rcp`: `1 / x`.
+    Rcp,
+    /// `v_sqrt`: `sqrt(x)`.
+    Sqrt,
+    /// `v_rsq`: `1 / sqrt(x)`.
+    Rsq,
+}
+
+/// `n` restoring-division steps after the integer step: from a remainder `r < 2d` (64-bit), the quotient
+/// `floor(r * 2^n / d)` and whether the division is exact. `d` is never zero for the callers (a normalized
+/// significand), and the remainder stays below `2d`, so nothing overflows.
+fn div_steps<L: Lower>(e: &mut L, r: L::V, d: L::V, n: u32) -> (L::V, L::V) {
+    let ge = e.cmp(Cmp::UGe, r, d);
+    let rd = e.bin(Bin::Sub, r, d);
+    let mut r = e.select(ge, rd, r);
+    let mut q = e.b2i(ge, Ty::I64);
+    for _ in 0..n {
+        let r2 = e.bink(Bin::Shl, r, 1);
+        let ge = e.cmp(Cmp::UGe, r2, d);
+        let rd = e.bin(Bin::Sub, r2, d);
+        r = e.select(ge, rd, r2);
+        let bit = e.b2i(ge, Ty::I64);
+        let q2 = e.bink(Bin::Shl, q, 1);
+        q = e.bin(Bin::Or, q2, bit);
+    }
+    let z = e.k64(0);
+    (q, e.cmp(Cmp::Eq, r, z))
+}
+
+/// `floor(sqrt(v))` of a 64-bit `v` below `2^(top + 2)` (`top` even), digit by digit, and whether the root is
+/// exact.
+fn isqrt_steps<L: Lower>(e: &mut L, v: L::V, top: u32) -> (L::V, L::V) {
+    let mut v = v;
+    let mut root = e.k64(0);
+    for i in 0..=top / 2 {
+        let bit = 1u64 << (top - 2 * i);
+        let t = e.bink(Bin::Add, root, bit);
+        let ge = e.cmp(Cmp::UGe, v, t);
+        let vt = e.bin(Bin::Sub, v, t);
+        v = e.select(ge, vt, v);
+        let half = e.bink(Bin::LShr, root, 1);
+        let up = e.bink(Bin::Add, half, bit);
+        root = e.select(ge, up, half);
+    }
+    let z = e.k64(0);
+    (root, e.cmp(Cmp::Eq, v, z))
+}
+
+/// `v_rcp`, `v_sqrt` and `v_rsq` in f32 and f16, correctly rounded once in the mode's direction, as the
+/// model computes them (`reference_model::float::rcp_f32` and its siblings: the exact quotient or root in
+/// integers, rule `transcendental.approximation` for how far the hardware may be from it). A finite operand
+/// `m * 2^x` has its significand normalized to 24 bits (an even exponent for the roots); the restoring
+/// division gives `floor(2^49 / m)`, the digit-by-digit root `floor(sqrt(m * 2^28))`, and `1 / sqrt` is
+/// `floor(sqrt(floor(2^78 / m)))`, which equals the floor of the exact value; each carries at least 26
+/// bits, and a sticky bit below them (a non-zero remainder) makes the one [`round_pack`] exact. Special
+/// values: a NaN as [`unary_nan`]; `1/+-0` and `1/sqrt(+-0)` are infinities of the zero's sign, `1/+-inf` a
+/// zero of its sign, `sqrt(+-0)` the zero, `sqrt(+inf)` `+inf`, `1/sqrt(+inf)` `+0`, and a root of any other
+/// negative value the default NaN. f16 results take FP16_OVFL from the caller ([`ovfl16`], source `x`).
+pub fn recip_root<L: Lower>(e: &mut L, env: &Env<L::V>, x: L::V, op: Recip) -> L::V {
+    let f = env.fmt;
+    debug_assert!(!f.wide(), "f64 reciprocals and roots are not computed here");
+    let nan = is_nan(e, f, x);
+    let nan_r = unary_nan(e, env, x);
+    let u = unpack(e, env, x);
+    let msb = sig_msb(e, &u);
+    let k23 = e.k32(23);
+    let sh = e.bin(Bin::Sub, k23, msb);
+    let m = e.zext(u.sig);
+    let shw = e.zext(sh);
+    let mut m = e.bin(Bin::Shl, m, shw);
+    let mut ex = e.bin(Bin::Sub, u.exp, sh);
+    if op != Recip::Rcp {
+        let odd = e.bink(Bin::And, ex, 1);
+        let odd = e.nz(odd);
+        let m2 = e.bink(Bin::Shl, m, 1);
+        m = e.select(odd, m2, m);
+        let ex2 = e.bink(Bin::Sub, ex, 1);
+        ex = e.select(odd, ex2, ex);
+    }
+    // A zero or infinity has no significand: divide by a stand-in, the result is replaced below.
+    let special = e.bor(u.zero, u.inf);
+    let k = e.k64(1 << 23);
+    let m = e.select(special, k, m);
+    let half = e.bink(Bin::AShr, ex, 1);
+    let z32 = e.k32(0);
+    let (q, exact, exp) = match op {
+        Recip::Rcp => {
+            let (q, exact) = div_steps(e, k, m, 26);
+            let neg = e.bin(Bin::Sub, z32, ex);
+            (q, exact, e.bink(Bin::Sub, neg, 49))
+        }
+        Recip::Sqrt => {
+            let a = e.bink(Bin::Shl, m, 28);
+            let (q, exact) = isqrt_steps(e, a, 52);
+            (q, exact, e.bink(Bin::Sub, half, 14))
+        }
+        Recip::Rsq => {
+            let (a, exact_div) = div_steps(e, k, m, 55);
+            let (q, exact_root) = isqrt_steps(e, a, 54);
+            let neg = e.bin(Bin::Sub, z32, half);
+            let exact = e.band(exact_div, exact_root);
+            (q, exact, e.bink(Bin::Sub, neg, 39))
+        }
+    };
+    let q2 = e.bink(Bin::Shl, q, 1);
+    let inexact = e.bnot(exact);
+    let st = e.b2i(inexact, Ty::I64);
+    let sig = e.bin(Bin::Or, q2, st);
+    let exp = e.bink(Bin::Sub, exp, 1);
+    let sign = if op == Recip::Rcp { u.sign } else { z32 };
+    let rounded = round_pack(e, env, sign, sig, exp);
+    let sw = ext(e, f, u.sign);
+    let s = e.bink(Bin::Shl, sw, f.sign_bit() as u64);
+    let inf = e.bink(Bin::Or, s, f.exp_mask());
+    let pinf = kf(e, f, f.exp_mask());
+    let pzero = kf(e, f, 0);
+    let dnan = kf(e, f, f.default_nan());
+    let neg = e.nz(u.sign);
+    let r = match op {
+        Recip::Rcp => {
+            let r = e.select(u.zero, inf, rounded);
+            e.select(u.inf, s, r)
+        }
+        Recip::Sqrt => {
+            let r = e.select(neg, dnan, rounded);
+            let r = e.select(u.inf, pinf, r);
+            let ninf = e.band(u.inf, neg);
+            let r = e.select(ninf, dnan, r);
+            e.select(u.zero, s, r)
+        }
+        Recip::Rsq => {
+            let r = e.select(neg, dnan, rounded);
+            let r = e.select(u.inf, pzero, r);
+            let ninf = e.band(u.inf, neg);
+            let r = e.select(ninf, dnan, r);
+            e.select(u.zero, inf, r)
+        }
+    };
+    e.select(nan, nan_r, r)
+}
+
 /// The index of the top bit of a finite operand's significand (0 for zeros and infinities, whose
 /// significand is 0).
 fn sig_msb<L: Lower>(e: &mut L, u: &Unpacked<L::V>) -> L::V {

@@ -1,8 +1,10 @@
 //! Transcendentals, the division helpers, cube-map coordinates and interpolation.
 //!
 //! The hardware's transcendental approximations are not documented. These functions
-//! return the correctly rounded value of the exact function (computed in f64 with the
-//! `libm` crate, so every host gives the same bits) and choose special values on the bits;
+//! return the correctly rounded value of the exact function and choose special values on the
+//! bits: f16 and f32 reciprocals and roots from the exact integer quotient or root with a
+//! sticky bit (one rounding, in the mode's direction), the rest in f64 with the `libm` crate
+//! (so every host gives the same bits) rounded once more to the format;
 //! [`crate::rules::tolerance_ulp`] states how far conformance may let them differ from a
 //! measurement (rule `transcendental.approximation`, inferred).
 
@@ -63,6 +65,36 @@ fn to_host(f: Fmt, n: Num) -> f64 {
     }
 }
 
+/// `1/x`, `sqrt(x)` or `1/sqrt(x)` of the positive `m * 2^ex` (`m` below 2^24) as `sig * 2^exp`, where
+/// `sig` carries at least 26 significant bits and its lowest bit is a sticky bit (set when the dropped
+/// part is non-zero), so one rounding of it to 24 bits or fewer is the correctly rounded result.
+fn exact_recip_root(op: Tr, m: u128, ex: i32) -> (u128, i32) {
+    // The significand with its top bit at bit 23, then an even exponent for the roots.
+    let sh = 23 - (127 - m.leading_zeros() as i32);
+    let (mut m, mut ex) = (m << sh, ex - sh);
+    if !matches!(op, Tr::Rcp) && ex & 1 != 0 {
+        m <<= 1;
+        ex -= 1;
+    }
+    let (q, exact, exp) = match op {
+        // 2^49 / m: at least 26 bits.
+        Tr::Rcp => ((1u128 << 49) / m, (1u128 << 49) % m == 0, -ex - 49),
+        // sqrt(m * 2^28): at least 26 bits.
+        Tr::Sqrt => {
+            let a = m << 28;
+            let r = a.isqrt();
+            (r, r * r == a, (ex >> 1) - 14)
+        }
+        // sqrt(2^78 / m) = floor(sqrt(floor(2^78 / m))), exact only when both steps are.
+        _ => {
+            let a = (1u128 << 78) / m;
+            let r = a.isqrt();
+            (r, (1u128 << 78) % m == 0 && r * r == a, -(ex >> 1) - 39)
+        }
+    };
+    ((q << 1) | u128::from(!exact), exp - 1)
+}
+
 #[derive(Clone, Copy)]
 enum Tr {
     Rcp,
@@ -79,8 +111,16 @@ fn g_trans(f: Fmt, env: Env, x: u64, op: Tr) -> u64 {
     if n == Num::Nan {
         return unary_nan(f, env, x);
     }
-    let v = to_host(f, n);
     let neg = f.is_neg(x);
+    // f16 and f32 reciprocals and roots are computed exactly in integers and rounded once.
+    if let (Tr::Rcp | Tr::Rsq | Tr::Sqrt, Num::Fin(s, m, ex), false) = (op, n, f == F64) {
+        if !(neg && matches!(op, Tr::Rsq | Tr::Sqrt)) {
+            let (sig, exp) = exact_recip_root(op, m, ex);
+            let s = s && matches!(op, Tr::Rcp);
+            return round_pack(f, s, sig, exp, env.rm, env.keep_out).bits;
+        }
+    }
+    let v = to_host(f, n);
     let r = match op {
         Tr::Rcp => match n {
             Num::Zero(s) => return f.inf(s),
