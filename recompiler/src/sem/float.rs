@@ -1150,29 +1150,23 @@ pub fn recip_root<L: Lower>(e: &mut L, env: &Env<L::V>, x: L::V, op: Recip) -> L
     let sw = ext(e, f, u.sign);
     let s = e.bink(Bin::Shl, sw, f.sign_bit() as u64);
     let inf = e.bink(Bin::Or, s, f.exp_mask());
-    let pinf = kf(e, f, f.exp_mask());
-    let pzero = kf(e, f, 0);
-    let dnan = kf(e, f, f.default_nan());
-    let neg = e.nz(u.sign);
-    let r = match op {
-        Recip::Rcp => {
-            let r = e.select(u.zero, inf, rounded);
-            e.select(u.inf, s, r)
-        }
-        Recip::Sqrt => {
-            let r = e.select(neg, dnan, rounded);
-            let r = e.select(u.inf, pinf, r);
-            let ninf = e.band(u.inf, neg);
-            let r = e.select(ninf, dnan, r);
-            e.select(u.zero, s, r)
-        }
-        Recip::Rsq => {
-            let r = e.select(neg, dnan, rounded);
-            let r = e.select(u.inf, pzero, r);
-            let ninf = e.band(u.inf, neg);
-            let r = e.select(ninf, dnan, r);
-            e.select(u.zero, inf, r)
-        }
+    let r = if op == Recip::Rcp {
+        let r = e.select(u.zero, inf, rounded);
+        e.select(u.inf, s, r)
+    } else {
+        // The roots: sqrt(+inf) = +inf and sqrt(+-0) = +-0; 1/sqrt(+inf) = +0 and 1/sqrt(+-0) = +-inf.
+        let (at_inf, at_zero) = if op == Recip::Sqrt {
+            (kf(e, f, f.exp_mask()), s)
+        } else {
+            (kf(e, f, 0), inf)
+        };
+        let dnan = kf(e, f, f.default_nan());
+        let neg = e.nz(u.sign);
+        let r = e.select(neg, dnan, rounded);
+        let r = e.select(u.inf, at_inf, r);
+        let ninf = e.band(u.inf, neg);
+        let r = e.select(ninf, dnan, r);
+        e.select(u.zero, at_zero, r)
     };
     e.select(nan, nan_r, r)
 }
