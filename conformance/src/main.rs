@@ -221,7 +221,7 @@ fn list_devices() -> Result<ExitCode, String> {
     }
     for d in devs {
         out::print(&format!(
-            "{}  backend {}  driver {} {}  Vulkan {}  subgroup {}  shared memory {} bytes\n",
+            "{}  backend {}  driver {} {}  Vulkan {}  subgroup {}  shared memory {} bytes  host floats {}\n",
             d.name,
             conformance::vulkan::backend_name(&d.name),
             d.driver_name,
@@ -230,6 +230,11 @@ fn list_devices() -> Result<ExitCode, String> {
             d.subgroup_size()
                 .map_or("unknown".to_string(), |s| s.to_string()),
             d.limits.max_compute_shared_memory_size,
+            if conformance::vulkan::host_floats(&d) {
+                "yes"
+            } else {
+                "no"
+            },
         ))?;
     }
     Ok(ExitCode::SUCCESS)

@@ -26,6 +26,19 @@ pub fn backend_name(device: &str) -> String {
     format!("vulkan:{}", slug.join("-"))
 }
 
+/// Whether the device gives what the float engine's host fast paths need (`recompiler::Shape::host_floats`):
+/// round-to-nearest-even float controls for f32 and f64 and `shaderFloat64` (enabled on an open device,
+/// supported on a listed one).
+pub fn host_floats(info: &driver::DeviceInfo) -> bool {
+    let rte = info
+        .float_controls
+        .is_some_and(|f| f.rounding_rte.f32 && f.rounding_rte.f64);
+    rte && info
+        .enabled_features
+        .unwrap_or(info.features)
+        .shader_float64
+}
+
 impl VulkanBackend {
     /// Opens the device whose name contains `selector` (lavapipe, or the only device, when `None`). Each
     /// wave gets `limits.instructions` instructions (at most `u32::MAX`) before the job times out in the
@@ -40,6 +53,7 @@ impl VulkanBackend {
         let options = Options {
             shared_bytes: info.limits.max_compute_shared_memory_size,
             budget: u32::try_from(limits.instructions).unwrap_or(u32::MAX),
+            host_floats: host_floats(info),
         };
         Ok(VulkanBackend {
             name: backend_name(&info.name),

@@ -138,6 +138,10 @@ enum Command {
         /// LDS bytes per workgroup of the words' launch.
         #[arg(long, default_value_t = 0, value_name = "BYTES")]
         lds: u32,
+        /// Compile for a device with round-to-nearest-even float controls for f32 and f64 and
+        /// `shaderFloat64` (lavapipe, NVIDIA): exact adds and multiplies go to host float instructions.
+        #[arg(long)]
+        host_floats: bool,
         /// Also write the binary module to FILE (replaced atomically).
         #[arg(long, value_name = "FILE")]
         spv: Option<PathBuf>,
@@ -187,6 +191,7 @@ fn main() -> ExitCode {
             threads,
             groups,
             lds,
+            host_floats,
             spv,
         } => recompile::run(&recompile::Request {
             kernel: kernel.as_deref(),
@@ -200,6 +205,7 @@ fn main() -> ExitCode {
             threads,
             groups,
             lds,
+            host_floats,
         })
         .and_then(|(header, module)| {
             if let Some(path) = &spv {

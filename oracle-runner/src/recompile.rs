@@ -42,6 +42,8 @@ pub struct Request<'a> {
     pub groups: u32,
     /// LDS bytes for words.
     pub lds: u32,
+    /// Compile for a device with host float controls ([`recompiler::Shape::host_floats`]).
+    pub host_floats: bool,
 }
 
 /// The header and the module.
@@ -95,6 +97,7 @@ fn bundled(r: &Request, kernel: &str) -> Result<(String, Module), String> {
     };
     let options = recompiler::job::Options {
         shared_bytes: SHARED_BYTES,
+        host_floats: r.host_floats,
         ..Default::default()
     };
     let p = recompiler::job::prepare(&job, options).map_err(|e| match e {
@@ -148,6 +151,7 @@ fn words(r: &Request) -> Result<(String, Module), String> {
         mode: title_mode(),
         shared_bytes: SHARED_BYTES,
         parallel: false,
+        host_floats: r.host_floats,
     };
     let m = recompiler::compile(target, &words, shape, &[])
         .map_err(|e| format!("not translated: {e}"))?;

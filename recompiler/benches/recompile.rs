@@ -109,6 +109,7 @@ fn bench(c: &mut Criterion) {
         mode: 0,
         shared_bytes: 32 << 10,
         parallel: false,
+        host_floats: false,
     };
     let synth = instructions(Target::Gfx1013, &words);
     let compile_bundled = || {

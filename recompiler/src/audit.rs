@@ -2,9 +2,14 @@
 //! leave undefined, or to the implementation, for some operand it can receive.
 //!
 //! What it enforces, per instruction:
-//! - **No float type at all** (`OpTypeFloat`): every float operation is the integer engine's
-//!   ([`crate::sem::float`]); a host float op would leave denormals, NaN payloads or rounding to the device
-//!   (and GLSL.std.450 `FMin`/`FMax`/`FClamp` their NaN results).
+//! - **Floats only as the host fast paths use them** ([`crate::sem::float`], "Host fast paths"): a float
+//!   type is scalar f32 or f64 and the module declares `RoundingModeRTE` for its width (without float
+//!   controls Vulkan leaves the rounding to the implementation); a float value comes only from `OpBitcast`,
+//!   `OpFConvert`, `OpFAdd` or `OpFMul`, and the adds and multiplies are decorated `NoContraction` (a
+//!   fused multiply-add rounds once where the engine's guards assume two roundings). No float comparison,
+//!   classification or float-to-integer conversion appears at all (their NaN and out-of-range results are
+//!   the implementation's), nor a float constant, vector, pointer, variable, parameter or return value, so
+//!   denormals, NaN payloads and GLSL.std.450 `FMin`/`FMax`/`FClamp` never decide a result.
 //! - **Extended instructions**: only the integer GLSL.std.450 ones, exact for every operand (`UMin`, `SMin`,
 //!   `UMax`, `SMax`, `UClamp`, `SClamp`, `FindILsb`, `FindSMsb`, `FindUMsb`).
 //! - **Shifts** (`OpShiftLeftLogical`, `OpShiftRightLogical`, `OpShiftRightArithmetic`): the amount is a
@@ -19,8 +24,10 @@
 //! bounds by construction: lane numbers, register numbers, slots modulo their count; guest-memory accesses
 //! are range-checked in the module and the buffers are bound with robustBufferAccess2).
 
-use rspirv::spirv::Op;
-use rustc_hash::FxHashMap as HashMap;
+use rspirv::grammar::{OperandKind, INSTRUCTION_TABLE};
+use rspirv::spirv::{Decoration, ExecutionMode, Op};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use std::sync::OnceLock;
 
 /// GLSL.std.450 instructions exact for every integer operand.
 const EXACT_GLSL: [u32; 9] = [38, 39, 41, 42, 44, 45, 73, 74, 75];
@@ -34,6 +41,8 @@ fn watched(op: u32) -> bool {
             Op::ExtInstImport,
             Op::TypeInt,
             Op::TypeFloat,
+            Op::ExecutionMode,
+            Op::Decorate,
             Op::Constant,
             Op::ExtInst,
             Op::UDiv,
@@ -74,6 +83,7 @@ pub fn check(spirv: &[u32]) -> Result<(), String> {
     let mut masked = vec![0u8; (spirv[3] as usize).min(spirv.len())];
     let bits_of = |width: &HashMap<u32, u32>, ty: u32| width.get(&ty).copied().unwrap_or(32);
     let mut glsl = None;
+    let mut floats = Floats::default();
     let mut at = 5;
     while at < spirv.len() {
         let w = spirv[at];
@@ -83,12 +93,17 @@ pub fn check(spirv: &[u32]) -> Result<(), String> {
                 "word {at}: instruction of {n} words runs past the module"
             ));
         }
+        let ins = &spirv[at..at + n];
+        let bad = |what: &str| Err(format!("word {at}: opcode {op}: {what}"));
+        if !floats.types.is_empty() {
+            if let Err(what) = floats.check(op, ins) {
+                return bad(&what);
+            }
+        }
         if !watched(op) {
             at += n;
             continue;
         }
-        let ins = &spirv[at..at + n];
-        let bad = |what: &str| Err(format!("word {at}: opcode {op}: {what}"));
         match op {
             x if x == Op::ExtInstImport as u32 => {
                 let name: Vec<u8> = ins[2..]
@@ -106,7 +121,30 @@ pub fn check(spirv: &[u32]) -> Result<(), String> {
                 width.insert(ins[1], ins[2]);
             }
             x if x == Op::TypeFloat as u32 => {
-                return bad("a float type: float operations are the integer engine's")
+                let bits = ins.get(2).copied().unwrap_or(0);
+                if bits != 32 && bits != 64 {
+                    return bad(&format!(
+                        "a {bits}-bit float type: only f32 and f64 are host-rounded"
+                    ));
+                }
+                if !floats.rte.contains(&bits) {
+                    return bad(&format!(
+                        "an f{bits} type without RoundingModeRTE for f{bits}: the device would pick the rounding"
+                    ));
+                }
+                floats.types.insert(ins[1]);
+            }
+            x if x == Op::ExecutionMode as u32
+                && n >= 4
+                && ins[2] == ExecutionMode::RoundingModeRTE as u32 =>
+            {
+                floats.rte.insert(ins[3]);
+            }
+            x if x == Op::Decorate as u32
+                && n >= 3
+                && ins[2] == Decoration::NoContraction as u32 =>
+            {
+                floats.exact.insert(ins[1]);
             }
             x if x == Op::Constant as u32 => {
                 let lo = ins[3] as u64;
@@ -186,6 +224,70 @@ pub fn check(spirv: &[u32]) -> Result<(), String> {
     Ok(())
 }
 
+/// What the float rules look back at: float type ids, the widths with round-to-nearest-even, the ids
+/// decorated `NoContraction`.
+#[derive(Default)]
+struct Floats {
+    types: HashSet<u32>,
+    rte: HashSet<u32>,
+    exact: HashSet<u32>,
+}
+
+/// Opcodes whose first operand is a result type, from the SPIR-V grammar.
+fn typed_result(op: u32) -> bool {
+    static TYPED: OnceLock<HashSet<u32>> = OnceLock::new();
+    TYPED
+        .get_or_init(|| {
+            INSTRUCTION_TABLE
+                .iter()
+                .filter(|i| {
+                    i.operands
+                        .first()
+                        .is_some_and(|o| o.kind == OperandKind::IdResultType)
+                })
+                .map(|i| i.opcode as u32)
+                .collect()
+        })
+        .contains(&op)
+}
+
+impl Floats {
+    /// The float rules for one instruction of a module that declared a float type.
+    fn check(&self, op: u32, ins: &[u32]) -> Result<(), String> {
+        let float = |id: Option<&u32>| id.is_some_and(|t| self.types.contains(t));
+        // Ops that only read floats and answer in another type: comparisons, classes, conversions to ints.
+        let reads_float = (Op::ConvertFToU as u32..=Op::ConvertFToS as u32).contains(&op)
+            || (Op::IsNan as u32..=Op::SignBitSet as u32).contains(&op)
+            || (Op::FOrdEqual as u32..=Op::FUnordGreaterThanEqual as u32).contains(&op);
+        if reads_float {
+            return Err("a float comparison, classification or conversion to an integer".into());
+        }
+        if (op == Op::TypeVector as u32 || op == Op::TypeMatrix as u32) && float(ins.get(2))
+            || op == Op::TypePointer as u32 && float(ins.get(3))
+            || op == Op::TypeFunction as u32 && ins.iter().skip(2).any(|t| self.types.contains(t))
+        {
+            return Err("a float vector, pointer or function type".into());
+        }
+        if !typed_result(op) || !float(ins.get(1)) {
+            return Ok(());
+        }
+        match op {
+            x if x == Op::Bitcast as u32 || x == Op::FConvert as u32 => Ok(()),
+            x if x == Op::FAdd as u32 || x == Op::FMul as u32 => {
+                if ins.get(2).is_some_and(|r| self.exact.contains(r)) {
+                    Ok(())
+                } else {
+                    Err("a float add or multiply without NoContraction".into())
+                }
+            }
+            _ => Err(
+                "a float result of an operation other than a bitcast, conversion, add or multiply"
+                    .into(),
+            ),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -238,8 +340,35 @@ mod tests {
         assert_eq!(check(&module(&div_k)), Ok(()));
         assert!(check(&module(&[ins(3, 22), 7, 32]))
             .unwrap_err()
-            .contains("float"));
+            .contains("RoundingModeRTE"));
         assert!(check(&[1, 2, 3]).is_err());
+        // %7 = f32 under RoundingModeRTE 32; %8 = FAdd decorated NoContraction.
+        let rte = [ins(4, 16), 1, 4462, 32];
+        let decor = [ins(3, 71), 8, 42];
+        let f32t = [ins(3, 22), 7, 32];
+        let floats = |body: &[u32]| {
+            let mut m = rte.to_vec();
+            m.extend(decor);
+            m.extend(f32t);
+            m.extend_from_slice(body);
+            check(&module(&m))
+        };
+        assert_eq!(floats(&[ins(5, 129), 7, 8, 9, 9]), Ok(()));
+        assert_eq!(floats(&[ins(5, 133), 7, 8, 9, 9]), Ok(()), "FMul");
+        assert!(floats(&[ins(5, 129), 7, 6, 9, 9])
+            .unwrap_err()
+            .contains("NoContraction"));
+        assert!(floats(&[ins(5, 131), 7, 8, 9, 9])
+            .unwrap_err()
+            .contains("other than"));
+        assert!(floats(&[ins(5, 184), 1, 6, 9, 9])
+            .unwrap_err()
+            .contains("comparison"));
+        assert!(floats(&[ins(4, 43), 7, 6, 0]).is_err(), "float constant");
+        assert!(floats(&[ins(4, 32), 6, 7, 7]).is_err(), "float pointer");
+        let mut f64_without = rte.to_vec();
+        f64_without.extend([ins(3, 22), 7, 64]);
+        assert!(check(&module(&f64_without)).unwrap_err().contains("f64"));
         assert!(check(&module(&[ins(9, 21)]))
             .unwrap_err()
             .contains("runs past"));

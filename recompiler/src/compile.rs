@@ -774,6 +774,7 @@ pub(crate) fn compile(
     regions: &[Region],
 ) -> Result<(Vec<u32>, bool, bool), Refusal> {
     let mut e = Emit::new();
+    e.host_floats = shape.host_floats;
     let void = e.t_void();
     let fn_ty = e.b.ty(SOp::TypeFunction, &[void]);
     let u32t = e.t_u32();
@@ -986,6 +987,9 @@ pub(crate) fn compile(
         .entry_point(spirv::ExecutionModel::GLCompute, main, "main", &interface);
     cx.e.b
         .execution_mode(main, spirv::ExecutionMode::LocalSize, &[local, 1, 1]);
+    if cx.e.used_host_floats() {
+        cx.e.declare_float_controls(main);
+    }
     Ok((
         std::mem::take(&mut cx.e.b).assemble(),
         lds_in_workgroup,

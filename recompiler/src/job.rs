@@ -39,6 +39,8 @@ pub struct Options {
     pub budget: u32,
     /// The device's `maxComputeSharedMemorySize`: LDS is workgroup memory when it fits (see [`Shape`]).
     pub shared_bytes: u32,
+    /// The device supports what [`Shape::host_floats`] needs.
+    pub host_floats: bool,
 }
 
 impl Default for Options {
@@ -46,6 +48,7 @@ impl Default for Options {
         Options {
             budget: 1_000_000,
             shared_bytes: 0,
+            host_floats: false,
         }
     }
 }
@@ -104,6 +107,7 @@ pub fn prepare(job: &Job, options: Options) -> Result<Prepared, BackendError> {
         mode: mode.to_hwreg(),
         shared_bytes: options.shared_bytes,
         parallel: job.independent_groups,
+        host_floats: options.host_floats,
     };
     let mut memory = Vec::new();
     let mut info = vec![0u32; 16];

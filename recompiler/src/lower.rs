@@ -88,6 +88,26 @@ pub enum Un {
     FindMsb,
 }
 
+/// Host float operations on bit patterns (f32 in a u32, f64 in a u64), rounded to nearest even. The float
+/// engine uses a result only where its guards make it exact whatever the host does with denormals and NaNs
+/// ([`crate::sem::float`], "Host fast paths").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HostF {
+    /// f32 `a + b`.
+    Add32,
+    /// f32 `a * b`.
+    Mul32,
+    /// f64 `a + b`.
+    Add64,
+    /// f64 `a * b`.
+    Mul64,
+    /// f32 `a`, `b`, `c` widened to f64: the f64 bits of `a * b + c` (the product exact in f64, the sum
+    /// rounded once).
+    FmaWide32,
+    /// f64 bits to the f32 bits nearest them.
+    Narrow64,
+}
+
 /// The operations semantics are written with.
 pub trait Lower {
     /// A value of the backend.
@@ -120,6 +140,27 @@ pub trait Lower {
     fn sext(&mut self, a: Self::V) -> Self::V;
     /// The low 32 bits of a 64-bit value.
     fn trunc(&mut self, a: Self::V) -> Self::V;
+    /// Whether [`Lower::host`] may stand in for the integer engine under its guards (the SPIR-V module
+    /// then declares round-to-nearest-even float controls for f32 and f64). False unless the backend says so.
+    fn host_floats(&self) -> bool {
+        false
+    }
+    /// Host float operation `op` on bit patterns `args`; called only when [`Lower::host_floats`] holds.
+    fn host(&mut self, op: HostF, args: &[Self::V]) -> Self::V;
+    /// `c ? fast : slow()`, where the backend may skip computing `slow` when `c` holds (the SPIR-V emitter
+    /// branches around it).
+    fn unless(
+        &mut self,
+        c: Self::V,
+        fast: Self::V,
+        slow: impl FnOnce(&mut Self) -> Self::V,
+    ) -> Self::V
+    where
+        Self: Sized,
+    {
+        let s = slow(self);
+        self.select(c, fast, s)
+    }
 
     // Derived operations, the same on every backend.
 
@@ -360,6 +401,130 @@ impl Lower for Eval {
     }
     fn trunc(&mut self, a: Val) -> Val {
         Val::W(a.u() as u32)
+    }
+    fn host(&mut self, op: HostF, args: &[Val]) -> Val {
+        host_flushing(op, args)
+    }
+}
+
+/// [`HostF`] as the least helpful host the Vulkan specification allows: correctly rounded to nearest
+/// even, every denormal input and result flushed to a signed zero, NaN bits as the CPU leaves them.
+fn host_flushing(op: HostF, args: &[Val]) -> Val {
+    fn f32_in(v: Val) -> f32 {
+        let x = f32::from_bits(v.u() as u32);
+        if x.is_subnormal() {
+            0.0f32.copysign(x)
+        } else {
+            x
+        }
+    }
+    fn f64_in(v: Val) -> f64 {
+        let x = f64::from_bits(v.u());
+        if x.is_subnormal() {
+            0.0f64.copysign(x)
+        } else {
+            x
+        }
+    }
+    fn f32_out(x: f32) -> Val {
+        let x = if x.is_subnormal() {
+            0.0f32.copysign(x)
+        } else {
+            x
+        };
+        Val::W(x.to_bits())
+    }
+    fn f64_out(x: f64) -> Val {
+        let x = if x.is_subnormal() {
+            0.0f64.copysign(x)
+        } else {
+            x
+        };
+        Val::D(x.to_bits())
+    }
+    match op {
+        HostF::Add32 => f32_out(f32_in(args[0]) + f32_in(args[1])),
+        HostF::Mul32 => f32_out(f32_in(args[0]) * f32_in(args[1])),
+        HostF::Add64 => f64_out(f64_in(args[0]) + f64_in(args[1])),
+        HostF::Mul64 => f64_out(f64_in(args[0]) * f64_in(args[1])),
+        HostF::FmaWide32 => {
+            let [a, b, c] = [args[0], args[1], args[2]].map(|v| f32_in(v) as f64);
+            f64_out(a * b + c)
+        }
+        HostF::Narrow64 => f32_out(f64_in(args[0]) as f32),
+    }
+}
+
+/// [`Eval`] with host float operations on ([`Lower::host_floats`]), computed as the least helpful
+/// Vulkan host would ([`HostF`]): what the guards of the float engine are tested against. Counts the
+/// host results taken and refused, so a test can tell that it reached both paths.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct HostEval {
+    /// [`Lower::unless`] calls that kept the host result.
+    pub fast: u64,
+    /// [`Lower::unless`] calls that computed the integer engine's.
+    pub slow: u64,
+}
+
+impl Lower for HostEval {
+    type V = Val;
+
+    fn ty(&self, v: Val) -> Ty {
+        Eval.ty(v)
+    }
+    fn k32(&mut self, v: u32) -> Val {
+        Val::W(v)
+    }
+    fn k64(&mut self, v: u64) -> Val {
+        Val::D(v)
+    }
+    fn kbool(&mut self, b: bool) -> Val {
+        Val::B(b)
+    }
+    fn bin(&mut self, op: Bin, a: Val, b: Val) -> Val {
+        Eval.bin(op, a, b)
+    }
+    fn un(&mut self, op: Un, a: Val) -> Val {
+        Eval.un(op, a)
+    }
+    fn cmp(&mut self, c: Cmp, a: Val, b: Val) -> Val {
+        Eval.cmp(c, a, b)
+    }
+    fn select(&mut self, c: Val, a: Val, b: Val) -> Val {
+        Eval.select(c, a, b)
+    }
+    fn band(&mut self, a: Val, b: Val) -> Val {
+        Eval.band(a, b)
+    }
+    fn bor(&mut self, a: Val, b: Val) -> Val {
+        Eval.bor(a, b)
+    }
+    fn bnot(&mut self, a: Val) -> Val {
+        Eval.bnot(a)
+    }
+    fn zext(&mut self, a: Val) -> Val {
+        Eval.zext(a)
+    }
+    fn sext(&mut self, a: Val) -> Val {
+        Eval.sext(a)
+    }
+    fn trunc(&mut self, a: Val) -> Val {
+        Eval.trunc(a)
+    }
+    fn host_floats(&self) -> bool {
+        true
+    }
+    fn host(&mut self, op: HostF, args: &[Val]) -> Val {
+        host_flushing(op, args)
+    }
+    fn unless(&mut self, c: Val, fast: Val, slow: impl FnOnce(&mut Self) -> Val) -> Val {
+        if c.b() {
+            self.fast += 1;
+            fast
+        } else {
+            self.slow += 1;
+            slow(self)
+        }
     }
 }
 

@@ -24,6 +24,7 @@ pub struct Words {
     bound: Word,
     version: u32,
     capabilities: Vec<u32>,
+    extensions: Vec<u32>,
     imports: Vec<u32>,
     memory_model: Vec<u32>,
     entry_points: Vec<u32>,
@@ -113,6 +114,11 @@ impl Words {
     /// `OpCapability`.
     pub fn capability(&mut self, c: spirv::Capability) {
         push(&mut self.capabilities, Op::Capability, &[c as u32]);
+    }
+
+    /// `OpExtension` `name`.
+    pub fn extension(&mut self, name: &str) {
+        push(&mut self.extensions, Op::Extension, &string_words(name));
     }
 
     /// `OpExtInstImport` of the instruction set `name`.
@@ -367,9 +373,10 @@ impl Words {
     }
 
     /// The module's sections before the functions, in the order SPIR-V 2.4 requires.
-    fn sections(&self) -> [&[u32]; 8] {
+    fn sections(&self) -> [&[u32]; 9] {
         [
             &self.capabilities,
+            &self.extensions,
             &self.imports,
             &self.memory_model,
             &self.entry_points,

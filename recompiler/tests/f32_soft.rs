@@ -1502,3 +1502,185 @@ fn pkrtz_and_pack_match_the_model_in_every_mode() {
     }
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
+
+/// Host fast paths: the engine with host float operations that flush every denormal
+/// ([`recompiler::lower::HostEval`]) against the model, on operands whose results cross the smallest
+/// normal, overflow, and (for the FMA) sit next to an f32 rounding midpoint that the f64 sum collapses onto.
+mod host {
+    use super::*;
+    use recompiler::lower::HostEval;
+
+    /// Normal operands whose sums and products land near the smallest normal, near overflow, or anywhere.
+    fn near(r: &mut Rng) -> [u32; 3] {
+        let a = r.operand();
+        let ea = a >> 23 & 0xff;
+        let frac = r.next() & 0x807f_ffff;
+        let b = match r.next() % 4 {
+            // Products near 2^-126 and near the largest finite value.
+            0 => frac | (253u32.wrapping_sub(ea) % 254 + 1) << 23,
+            1 => frac | ((127 + 254 - ea) % 254 + 1) << 23,
+            // A near-cancelling addend.
+            2 => a ^ 0x8000_0000 ^ (r.next() & 0x3ff),
+            _ => r.operand(),
+        };
+        let c = match r.next() % 3 {
+            0 => {
+                let p = reference_model::float::mul_f32(Mode::IEEE, a, b);
+                p ^ 0x8000_0000 ^ (r.next() & 0xf)
+            }
+            _ => r.operand(),
+        };
+        [a, b, c]
+    }
+
+    /// FMAs whose exact result is a hair from a midpoint of the f32 grid: the f64 sum rounds onto it.
+    fn midpoints(r: &mut Rng, n: usize) -> Vec<[u32; 3]> {
+        let mut v = Vec::new();
+        while v.len() < n {
+            let c = r.next() & 0x807f_ffff | (30 + r.next() % 190) << 23;
+            // a * b = +-2^e (1 - 2^-46) with 2^e half an ulp of c.
+            let e = (c >> 23 & 0xff) - 24;
+            let a = e << 23 | 1;
+            let b = 0x3f7f_fffe | (r.next() & 0x8000_0000);
+            v.push([a, b, c]);
+        }
+        v
+    }
+
+    fn run<F, M>(
+        name: &str,
+        modes: &[Mode],
+        wide: bool,
+        op: F,
+        model: M,
+        cases: &[[u64; 3]],
+    ) -> (u64, u64)
+    where
+        F: Fn(&mut HostEval, &soft::Env<Val>, [Val; 3]) -> Val,
+        M: Fn(Mode, [u64; 3]) -> u64,
+    {
+        let mut e = HostEval::default();
+        let mut bad = Vec::new();
+        for &m in modes {
+            let word = e.k32(m.to_hwreg());
+            let env = if wide {
+                soft::env64(&mut e, word)
+            } else {
+                soft::env(&mut e, word)
+            };
+            for &c in cases {
+                let v = c.map(|x| if wide { Val::D(x) } else { Val::W(x as u32) });
+                let got = op(&mut e, &env, v).u();
+                let want = model(m, c);
+                if got != want && bad.len() < 10 {
+                    bad.push(format!(
+                        "{name} mode {:#x} ieee {}: {:#x}, {:#x}, {:#x}: got {got:#x}, model {want:#x}",
+                        m.float_mode, m.ieee, c[0], c[1], c[2]
+                    ));
+                }
+            }
+        }
+        assert!(bad.is_empty(), "{}", bad.join("\n"));
+        (e.fast, e.slow)
+    }
+
+    fn widen(v: &[[u32; 3]]) -> Vec<[u64; 3]> {
+        v.iter().map(|t| t.map(u64::from)).collect()
+    }
+
+    #[test]
+    fn f32_add_mul_fma_take_the_host_only_where_it_is_exact() {
+        use reference_model::float::fma_f32;
+        let mut r = Rng(77);
+        let mut cases: Vec<[u32; 3]> = (0..6000).map(|_| near(&mut r)).collect();
+        cases.extend(SPECIAL.iter().flat_map(|&a| SPECIAL.map(|b| [a, b, a ^ b])));
+        let ties = midpoints(&mut r, 2000);
+        // The midpoints are real: one f64 sum rounded to f32 would get some of them wrong.
+        let naive = ties
+            .iter()
+            .filter(|&&[a, b, c]| {
+                let s =
+                    f32::from_bits(a) as f64 * f32::from_bits(b) as f64 + f32::from_bits(c) as f64;
+                (s as f32).to_bits() != fma_f32(Mode::IEEE, a, b, c)
+            })
+            .count();
+        assert!(naive > 500, "only {naive} midpoint cases");
+        cases.extend(&ties);
+        let cases = widen(&cases);
+        let modes = modes();
+        let k = |x: u64| x as u32;
+        let (fa, sa) = run(
+            "add",
+            &modes,
+            false,
+            |e, env, [a, b, _]| soft::add(e, env, a, b),
+            |m, [a, b, _]| add_f32(m, k(a), k(b)) as u64,
+            &cases,
+        );
+        let (fm, sm) = run(
+            "mul",
+            &modes,
+            false,
+            |e, env, [a, b, _]| soft::mul(e, env, a, b),
+            |m, [a, b, _]| mul_f32(m, k(a), k(b)) as u64,
+            &cases,
+        );
+        let (ff, sf) = run(
+            "fma",
+            &modes,
+            false,
+            |e, env, [a, b, c]| soft::fma(e, env, a, b, c),
+            |m, [a, b, c]| fma_f32(m, k(a), k(b), k(c)) as u64,
+            &cases,
+        );
+        // Both paths ran many times (only a quarter of the modes round to nearest even).
+        for (name, fast, slow) in [("add", fa, sa), ("mul", fm, sm), ("fma", ff, sf)] {
+            eprintln!("{name}: {fast} host results kept, {slow} refused");
+            assert!(
+                fast > 10_000 && slow > 10_000,
+                "{name}: {fast} fast, {slow} slow"
+            );
+        }
+    }
+
+    #[test]
+    fn f64_add_and_mul_take_the_host_only_where_it_is_exact() {
+        use reference_model::float::{add_f64, mul_f64};
+        let mut cases = triples64(6000, 78);
+        // Products near the smallest normal and the largest finite f64.
+        let mut r = Rng(79);
+        for _ in 0..2000 {
+            let a = operand64(&mut r) & !(0x7ffu64 << 52) | (1 + r.next() as u64 % 2046) << 52;
+            let ea = a >> 52 & 0x7ff;
+            let low = (r.next() as u64) << 20 | 1 << 63 & (r.next() as u64) << 32;
+            let b = low | ((1023 + 2046 - ea) % 2046 + 1) << 52;
+            let d = low | (2045u64.wrapping_sub(ea) % 2046 + 1) << 52;
+            cases.push([a, b, 0]);
+            cases.push([a, d, 0]);
+        }
+        let modes = modes64();
+        let (fa, sa) = run(
+            "add",
+            &modes,
+            true,
+            |e, env, [a, b, _]| soft::add(e, env, a, b),
+            |m, [a, b, _]| add_f64(m, a, b),
+            &cases,
+        );
+        let (fm, sm) = run(
+            "mul",
+            &modes,
+            true,
+            |e, env, [a, b, _]| soft::mul(e, env, a, b),
+            |m, [a, b, _]| mul_f64(m, a, b),
+            &cases,
+        );
+        for (name, fast, slow) in [("add", fa, sa), ("mul", fm, sm)] {
+            eprintln!("f64 {name}: {fast} host results kept, {slow} refused");
+            assert!(
+                fast > 10_000 && slow > 10_000,
+                "{name}: {fast} fast, {slow} slow"
+            );
+        }
+    }
+}

@@ -34,9 +34,10 @@ fn every_emitted_module_validates() {
             if !seen.insert((j.suite.clone(), j.kernel.name.clone(), j.mode.canonical())) {
                 continue;
             }
-            for shared in [0, 32768] {
+            for (shared, host_floats) in [(0, false), (32768, false), (32768, true)] {
                 let options = Options {
                     shared_bytes: shared,
+                    host_floats,
                     ..Options::default()
                 };
                 match prepare(j, options) {
@@ -69,7 +70,7 @@ fn every_emitted_module_validates() {
                             .expect("run spirv-val");
                         assert!(
                             out.status.success(),
-                            "{} (shared {shared}): invalid module: {}",
+                            "{} (shared {shared}, host floats {host_floats}): invalid module: {}",
                             j.describe(),
                             String::from_utf8_lossy(&out.stderr)
                         );
@@ -95,6 +96,7 @@ fn disassembly_names_the_entry_point_and_rejects_what_is_not_spirv() {
         mode: 0xc0,
         shared_bytes: 32768,
         parallel: false,
+        host_floats: false,
     };
     // v_mov_b32 v1, 5; s_endpgm
     let m = recompiler::compile(

@@ -2,9 +2,8 @@
 //! add, multiply, fused multiply-add, min/max/med3, the legacy f32 multiply and FMA, and the conversions
 //! between f32, f16 and integers.
 //!
-//! No host float instruction is used: Vulkan leaves denormal handling, NaN payloads and (without float
-//! controls) every rounding direction but nearest-even to the implementation, and lavapipe has no
-//! round-to-zero at all. The engine is the model's (`reference_model::float::core`) restated branch-free and
+//! The engine needs no host float instruction: Vulkan leaves denormal handling, NaN payloads and (without
+//! float controls) the rounding to the implementation, and lavapipe has no round-to-zero at all. The engine is the model's (`reference_model::float::core`) restated branch-free and
 //! with the format ([`Fmt`]) a parameter: operands unpack to a significand and an exponent, the exact sum or
 //! product is formed in 64-bit integers (a sum normalizes both terms to bit 61 and keeps a sticky bit, exact
 //! for rounding to 24 bits: see `exact_sum`), and one rounding routine applies the mode's direction,
@@ -15,8 +14,37 @@
 //! [`crate::lower::Eval`], with the model's on special and random operands in all 32 f32 and 48 f16 modes.
 //!
 //! Signed exponents are carried as two's-complement `I32` values and compared signed.
+//!
+//! # Host fast paths
+//!
+//! Where the device declares round-to-nearest-even for f32 and f64 (SPV_KHR_float_controls, Vulkan 1.2
+//! `shaderRoundingModeRTEFloat32`/`64`) and has `shaderFloat64` ([`Lower::host_floats`]), f32 and f64
+//! [`add`] and [`mul`] and f32 [`fma`] first compute a host result and keep it only when it is provably
+//! the engine's; otherwise the integer path runs (in SPIR-V, behind a branch). The argument, once:
+//! - Vulkan ("Precision and Operation of SPIR-V Instructions") makes `OpFAdd`, `OpFMul` and `OpFConvert`
+//!   correctly rounded, in the rounding mode the execution mode fixes, but lets the device flush any
+//!   denormal input or result and choose NaN bits. The guard (`host_exact`) therefore asks for the
+//!   nearest-even mode, sources that are zeros or normal numbers (no denormal to flush, no NaN or
+//!   infinity), and a finite result whose magnitude is *above* the smallest normal. A result equal to the
+//!   smallest normal is refused: the exact value may lie just below it, which tininess after rounding
+//!   (rule `f32.tininess.after_rounding`) calls tiny, so a flushing mode writes zero (the test
+//!   `host::f32_add_mul_fma_take_the_host_only_where_it_is_exact` fails without that margin). A result
+//!   above it comes from an exact value above it: neither tiny nor flushed, and IEEE_MODE, DX10_CLAMP and
+//!   the denormal fields cannot change it. Zero results (whose sign the engine decides) take the integer
+//!   path.
+//! - Every host add and multiply is decorated `NoContraction`: a fused multiply-add would round once where
+//!   the guard expects the product rounded.
+//! - GLSL and SPIR-V give no fused f32 `fma` a device must honour, so [`fma`] widens its f32 sources to
+//!   f64, where the product is exact (48 bits in 53), adds the addend with one f64 rounding and narrows to
+//!   f32. That double rounding is the single rounding of the exact value unless the f64 sum landed on an
+//!   f32 midpoint (the 29 bits below an f32 significand equal `1 << 28`), where the exact value may have
+//!   been on either side: those are refused too. The f64 sum of f32 normals and zeros is never an f64
+//!   denormal, so no flush touches it.
+//! - f64 FMA and f16 have no wider host format to do the same in; they stay integer.
+//!
+//! [`crate::audit`] checks that the emitted float instructions are only these.
 
-use crate::lower::{Bin, Cmp, Lower, Ty, Un};
+use crate::lower::{Bin, Cmp, HostF, Lower, Ty, Un};
 /// The sixteen VOPC float conditions, as the model numbers them.
 pub use reference_model::float::Cmp as Cmp16;
 
@@ -529,8 +557,21 @@ fn inf_sum<L: Lower>(e: &mut L, f: Fmt, i1: L::V, s1: L::V, i2: L::V, s2: L::V) 
     e.select(invalid, dnan, inf)
 }
 
-/// `v_add_f32` semantics on f32 bits `a`, `b` (modifiers already applied): the model's `add_f32`.
+/// `v_add_f32` semantics on f32 bits `a`, `b` (modifiers already applied): the model's `add_f32`. A host
+/// `OpFAdd` stands in for f32 and f64 where it is exact ("Host fast paths").
 pub fn add<L: Lower>(e: &mut L, env: &Env<L::V>, a: L::V, b: L::V) -> L::V {
+    match host_op(env.fmt, HostF::Add32, HostF::Add64) {
+        Some(op) if e.host_floats() => {
+            let r = e.host(op, &[a, b]);
+            let ok = host_exact(e, env, &[a, b], r);
+            e.unless(ok, r, |e: &mut L| add_soft(e, env, a, b))
+        }
+        _ => add_soft(e, env, a, b),
+    }
+}
+
+/// [`add`] in integer arithmetic, every operand and mode.
+fn add_soft<L: Lower>(e: &mut L, env: &Env<L::V>, a: L::V, b: L::V) -> L::V {
     let (any_nan, nan) = first_nan(e, env, a, b);
     let x = unpack(e, env, a);
     let y = unpack(e, env, b);
@@ -552,8 +593,25 @@ pub fn add<L: Lower>(e: &mut L, env: &Env<L::V>, a: L::V, b: L::V) -> L::V {
 
 /// `v_fma_f32` semantics (`a * b + c` rounded once, modifiers already applied): the model's `fma_f32`,
 /// NaN order included (a NaN among `a`, `b`; then inf * 0, which gives the default NaN even with a NaN
-/// `c`, rule `nan.fma.invalid_product`; then a NaN `c`).
+/// `c`, rule `nan.fma.invalid_product`; then a NaN `c`). f32 takes the host path of "Host fast paths"
+/// where it is exact.
 pub fn fma<L: Lower>(e: &mut L, env: &Env<L::V>, a: L::V, b: L::V, c: L::V) -> L::V {
+    if env.fmt != F32 || !e.host_floats() {
+        return fma_soft(e, env, a, b, c);
+    }
+    let s = e.host(HostF::FmaWide32, &[a, b, c]);
+    let r = e.host(HostF::Narrow64, &[s]);
+    let ok = host_exact(e, env, &[a, b, c], r);
+    // The f64 sum on an f32 midpoint may have been rounded there from either side.
+    let low = e.bink(Bin::And, s, 0x1fff_ffff);
+    let tie = e.k64(0x1000_0000);
+    let clear = e.cmp(Cmp::Ne, low, tie);
+    let ok = e.band(ok, clear);
+    e.unless(ok, r, |e: &mut L| fma_soft(e, env, a, b, c))
+}
+
+/// [`fma`] in integer arithmetic, every operand and mode.
+fn fma_soft<L: Lower>(e: &mut L, env: &Env<L::V>, a: L::V, b: L::V, c: L::V) -> L::V {
     let (nan_ab, nan1) = first_nan(e, env, a, b);
     let (nan_c, nan2) = first_nan(e, env, c, c);
     let x = unpack(e, env, a);
@@ -594,8 +652,53 @@ pub fn fma<L: Lower>(e: &mut L, env: &Env<L::V>, a: L::V, b: L::V, c: L::V) -> L
     e.select(nan_ab, nan1, r)
 }
 
-/// `v_mul_f32` semantics on f32 bits `a`, `b` (modifiers already applied): the model's `mul_f32`.
+/// `v_mul_f32` semantics on f32 bits `a`, `b` (modifiers already applied): the model's `mul_f32`. A host
+/// `OpFMul` stands in for f32 and f64 where it is exact ("Host fast paths").
 pub fn mul<L: Lower>(e: &mut L, env: &Env<L::V>, a: L::V, b: L::V) -> L::V {
+    match host_op(env.fmt, HostF::Mul32, HostF::Mul64) {
+        Some(op) if e.host_floats() => {
+            let r = e.host(op, &[a, b]);
+            let ok = host_exact(e, env, &[a, b], r);
+            e.unless(ok, r, |e: &mut L| mul_soft(e, env, a, b))
+        }
+        _ => mul_soft(e, env, a, b),
+    }
+}
+
+/// The host operation of format `f`: `f32` for F32, `f64` for F64, none for f16.
+fn host_op(f: Fmt, f32: HostF, f64: HostF) -> Option<HostF> {
+    match f {
+        F32 => Some(f32),
+        F64 => Some(f64),
+        _ => None,
+    }
+}
+
+/// Whether the host result `r` of `sources` is the engine's: the mode rounds to nearest even, every source
+/// is a zero or a normal number, and `r` is finite with a magnitude above the smallest normal.
+fn host_exact<L: Lower>(e: &mut L, env: &Env<L::V>, sources: &[L::V], r: L::V) -> L::V {
+    let f = env.fmt;
+    let rne = e.nz(env.rm);
+    let mut ok = e.bnot(rne);
+    for &x in sources {
+        let mag = e.bink(Bin::And, x, f.mag_mask());
+        let k0 = kf(e, f, 0);
+        let zero = e.cmp(Cmp::Eq, mag, k0);
+        let off = e.bink(Bin::Sub, mag, f.implicit());
+        let span = kf(e, f, f.exp_mask() - f.implicit());
+        let normal = e.cmp(Cmp::ULt, off, span);
+        let plain = e.bor(zero, normal);
+        ok = e.band(ok, plain);
+    }
+    let mag = e.bink(Bin::And, r, f.mag_mask());
+    let off = e.bink(Bin::Sub, mag, f.implicit() + 1);
+    let span = kf(e, f, f.exp_mask() - f.implicit() - 1);
+    let above = e.cmp(Cmp::ULt, off, span);
+    e.band(ok, above)
+}
+
+/// [`mul`] in integer arithmetic, every operand and mode.
+fn mul_soft<L: Lower>(e: &mut L, env: &Env<L::V>, a: L::V, b: L::V) -> L::V {
     let (any_nan, nan) = first_nan(e, env, a, b);
     let x = unpack(e, env, a);
     let y = unpack(e, env, b);
