@@ -27,16 +27,9 @@ pub fn backend_name(device: &str) -> String {
 }
 
 /// Whether the device gives what the float engine's host fast paths need (`recompiler::Shape::host_floats`):
-/// round-to-nearest-even float controls for f32 and f64 and `shaderFloat64` (enabled on an open device,
-/// supported on a listed one).
+/// round-to-nearest-even float controls for f32.
 pub fn host_floats(info: &driver::DeviceInfo) -> bool {
-    let rte = info
-        .float_controls
-        .is_some_and(|f| f.rounding_rte.f32 && f.rounding_rte.f64);
-    rte && info
-        .enabled_features
-        .unwrap_or(info.features)
-        .shader_float64
+    info.float_controls.is_some_and(|f| f.rounding_rte.f32)
 }
 
 impl VulkanBackend {

@@ -138,8 +138,8 @@ enum Command {
         /// LDS bytes per workgroup of the words' launch.
         #[arg(long, default_value_t = 0, value_name = "BYTES")]
         lds: u32,
-        /// Compile for a device with round-to-nearest-even float controls for f32 and f64 and
-        /// `shaderFloat64` (lavapipe, NVIDIA): exact adds and multiplies go to host float instructions.
+        /// Compile for a device with round-to-nearest-even float controls for f32 (lavapipe, NVIDIA): f32
+        /// adds and multiplies go to host float instructions where those are exact.
         #[arg(long)]
         host_floats: bool,
         /// Also write the binary module to FILE (replaced atomically).

@@ -2,11 +2,12 @@
 //! leave undefined, or to the implementation, for some operand it can receive.
 //!
 //! What it enforces, per instruction:
-//! - **Floats only as the host fast paths use them** ([`crate::sem::float`], "Host fast paths"): a float
-//!   type is scalar f32 or f64 and the module declares `RoundingModeRTE` for its width (without float
-//!   controls Vulkan leaves the rounding to the implementation); a float value comes only from `OpBitcast`,
-//!   `OpFConvert`, `OpFAdd` or `OpFMul`, and the adds and multiplies are decorated `NoContraction` (a
-//!   fused multiply-add rounds once where the engine's guards assume two roundings). No float comparison,
+//! - **Floats only as the host fast paths use them** ([`crate::sem::float`], "Host fast paths"): the one
+//!   float type is scalar f32 and the module declares `RoundingModeRTE` for 32 bits (without float
+//!   controls Vulkan leaves the rounding to the implementation; f64 it bounds only by single precision);
+//!   a float value comes only from `OpBitcast`, `OpFAdd` or `OpFMul`, and the adds and multiplies are
+//!   decorated `NoContraction` (a fused multiply-add rounds once where the engine's guards assume two
+//!   roundings). No float comparison,
 //!   classification or float-to-integer conversion appears at all (their NaN and out-of-range results are
 //!   the implementation's), nor a float constant, vector, pointer, variable, parameter or return value, so
 //!   denormals, NaN payloads and GLSL.std.450 `FMin`/`FMax`/`FClamp` never decide a result.
@@ -122,9 +123,9 @@ pub fn check(spirv: &[u32]) -> Result<(), String> {
             }
             x if x == Op::TypeFloat as u32 => {
                 let bits = ins.get(2).copied().unwrap_or(0);
-                if bits != 32 && bits != 64 {
+                if bits != 32 {
                     return bad(&format!(
-                        "a {bits}-bit float type: only f32 and f64 are host-rounded"
+                        "a {bits}-bit float type: only f32 arithmetic is correctly rounded by Vulkan"
                     ));
                 }
                 if !floats.rte.contains(&bits) {
@@ -272,7 +273,7 @@ impl Floats {
             return Ok(());
         }
         match op {
-            x if x == Op::Bitcast as u32 || x == Op::FConvert as u32 => Ok(()),
+            x if x == Op::Bitcast as u32 => Ok(()),
             x if x == Op::FAdd as u32 || x == Op::FMul as u32 => {
                 if ins.get(2).is_some_and(|r| self.exact.contains(r)) {
                     Ok(())
@@ -280,10 +281,7 @@ impl Floats {
                     Err("a float add or multiply without NoContraction".into())
                 }
             }
-            _ => Err(
-                "a float result of an operation other than a bitcast, conversion, add or multiply"
-                    .into(),
-            ),
+            _ => Err("a float result of an operation other than a bitcast, add or multiply".into()),
         }
     }
 }
@@ -366,9 +364,10 @@ mod tests {
             .contains("comparison"));
         assert!(floats(&[ins(4, 43), 7, 6, 0]).is_err(), "float constant");
         assert!(floats(&[ins(4, 32), 6, 7, 7]).is_err(), "float pointer");
-        let mut f64_without = rte.to_vec();
-        f64_without.extend([ins(3, 22), 7, 64]);
-        assert!(check(&module(&f64_without)).unwrap_err().contains("f64"));
+        let mut f64_too = rte.to_vec();
+        f64_too.extend([ins(4, 16), 1, 4462, 64, ins(3, 22), 7, 64]);
+        assert!(check(&module(&f64_too)).unwrap_err().contains("64-bit"));
+        assert!(floats(&[ins(4, 115), 7, 8, 9]).is_err(), "FConvert");
         assert!(check(&module(&[ins(9, 21)]))
             .unwrap_err()
             .contains("runs past"));

@@ -88,9 +88,9 @@ pub struct Shape {
     /// report, as the model's order would. Ignored (one host workgroup runs them all in order) when LDS
     /// lives in the storage buffer, which host workgroups would share.
     pub parallel: bool,
-    /// The device rounds f32 and f64 to nearest even under SPV_KHR_float_controls
-    /// (`shaderRoundingModeRTEFloat32` and `64`) and has `shaderFloat64`: the float engine may then use
-    /// host adds and multiplies where they are exact (`sem::float`, "Host fast paths").
+    /// The device rounds f32 to nearest even under SPV_KHR_float_controls (`shaderRoundingModeRTEFloat32`):
+    /// the float engine may then use host f32 adds and multiplies where they are exact (`sem::float`,
+    /// "Host fast paths").
     pub host_floats: bool,
 }
 

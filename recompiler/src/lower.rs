@@ -88,8 +88,8 @@ pub enum Un {
     FindMsb,
 }
 
-/// Host float operations on bit patterns (f32 in a u32, f64 in a u64), rounded to nearest even. The float
-/// engine uses a result only where its guards make it exact whatever the host does with denormals and NaNs
+/// Host f32 operations on bit patterns (in a u32), rounded to nearest even. The float engine uses a
+/// result only where its guards make it exact whatever the host does with denormals and NaNs
 /// ([`crate::sem::float`], "Host fast paths").
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum HostF {
@@ -97,15 +97,6 @@ pub enum HostF {
     Add32,
     /// f32 `a * b`.
     Mul32,
-    /// f64 `a + b`.
-    Add64,
-    /// f64 `a * b`.
-    Mul64,
-    /// f32 `a`, `b`, `c` widened to f64: the f64 bits of `a * b + c` (the product exact in f64, the sum
-    /// rounded once).
-    FmaWide32,
-    /// f64 bits to the f32 bits nearest them.
-    Narrow64,
 }
 
 /// The operations semantics are written with.
@@ -141,7 +132,7 @@ pub trait Lower {
     /// The low 32 bits of a 64-bit value.
     fn trunc(&mut self, a: Self::V) -> Self::V;
     /// Whether [`Lower::host`] may stand in for the integer engine under its guards (the SPIR-V module
-    /// then declares round-to-nearest-even float controls for f32 and f64). False unless the backend says so.
+    /// then declares round-to-nearest-even float controls for f32). False unless the backend says so.
     fn host_floats(&self) -> bool {
         false
     }
@@ -418,14 +409,6 @@ fn host_flushing(op: HostF, args: &[Val]) -> Val {
             x
         }
     }
-    fn f64_in(v: Val) -> f64 {
-        let x = f64::from_bits(v.u());
-        if x.is_subnormal() {
-            0.0f64.copysign(x)
-        } else {
-            x
-        }
-    }
     fn f32_out(x: f32) -> Val {
         let x = if x.is_subnormal() {
             0.0f32.copysign(x)
@@ -434,24 +417,9 @@ fn host_flushing(op: HostF, args: &[Val]) -> Val {
         };
         Val::W(x.to_bits())
     }
-    fn f64_out(x: f64) -> Val {
-        let x = if x.is_subnormal() {
-            0.0f64.copysign(x)
-        } else {
-            x
-        };
-        Val::D(x.to_bits())
-    }
     match op {
         HostF::Add32 => f32_out(f32_in(args[0]) + f32_in(args[1])),
         HostF::Mul32 => f32_out(f32_in(args[0]) * f32_in(args[1])),
-        HostF::Add64 => f64_out(f64_in(args[0]) + f64_in(args[1])),
-        HostF::Mul64 => f64_out(f64_in(args[0]) * f64_in(args[1])),
-        HostF::FmaWide32 => {
-            let [a, b, c] = [args[0], args[1], args[2]].map(|v| f32_in(v) as f64);
-            f64_out(a * b + c)
-        }
-        HostF::Narrow64 => f32_out(f64_in(args[0]) as f32),
     }
 }
 

@@ -127,8 +127,8 @@ pub struct Emit {
     /// Whether the float engine may use host float operations under its guards ([`Lower::host_floats`]);
     /// the module must then declare what [`Emit::declare_float_controls`] declares.
     pub host_floats: bool,
-    /// The f32 and f64 types, once a host float operation used them.
-    floats: [Option<Word>; 2],
+    /// The f32 type, once a host float operation used it.
+    f32_type: Option<Word>,
 }
 
 /// A helper function the module calls: emitted once, called wherever its code would have been inlined
@@ -189,56 +189,49 @@ impl Emit {
             loop_sites: 0,
             outlined: Vec::new(),
             host_floats: false,
-            floats: [None, None],
+            f32_type: None,
         }
     }
 
-    /// The float type of `bits` (32 or 64), declaring it (and `Float64`) on first use.
-    fn t_float(&mut self, bits: u32) -> Word {
-        let slot = (bits == 64) as usize;
-        if let Some(t) = self.floats[slot] {
+    /// The f32 type, declared on first use.
+    fn t_f32(&mut self) -> Word {
+        if let Some(t) = self.f32_type {
             return t;
         }
-        if bits == 64 {
-            self.b.capability(spirv::Capability::Float64);
-        }
-        let t = self.b.ty(Op::TypeFloat, &[bits]);
-        self.floats[slot] = Some(t);
+        let t = self.b.ty(Op::TypeFloat, &[32]);
+        self.f32_type = Some(t);
         t
     }
 
     /// Whether a host float operation was emitted: the entry point `f` then needs
     /// [`Emit::declare_float_controls`].
     pub fn used_host_floats(&self) -> bool {
-        self.floats.iter().any(Option::is_some)
+        self.f32_type.is_some()
     }
 
-    /// Declares round-to-nearest-even for the f32 and f64 results of entry point `f` (SPV_KHR_float_controls,
-    /// Vulkan 1.2 `shaderRoundingModeRTEFloat32`/`64`): what makes a host `OpFAdd`, `OpFMul` or `OpFConvert`
-    /// correctly rounded to nearest even rather than in a rounding the implementation picks.
+    /// Declares round-to-nearest-even for the f32 results of entry point `f` (SPV_KHR_float_controls,
+    /// Vulkan 1.2 `shaderRoundingModeRTEFloat32`): what makes a host `OpFAdd` or `OpFMul` correctly rounded
+    /// to nearest even rather than in a rounding the implementation picks.
     pub fn declare_float_controls(&mut self, f: Word) {
         self.b.extension("SPV_KHR_float_controls");
         self.b.capability(spirv::Capability::RoundingModeRTE);
         self.b
             .execution_mode(f, spirv::ExecutionMode::RoundingModeRTE, &[32]);
-        self.b
-            .execution_mode(f, spirv::ExecutionMode::RoundingModeRTE, &[64]);
     }
 
-    /// `a op b` of host floats of `bits`, from and to integer bit patterns, never contracted.
-    fn host_arith(&mut self, op: Op, bits: u32, args: &[Sv]) -> Sv {
-        let ft = self.t_float(bits);
+    /// `a op b` of host f32s, from and to integer bit patterns, never contracted.
+    fn host_arith(&mut self, op: Op, args: &[Sv]) -> Sv {
+        let ft = self.t_f32();
         let fs: Vec<Word> = args
             .iter()
             .map(|a| self.b.res(Op::Bitcast, ft, &[a.id]))
             .collect();
         let r = self.b.res(op, ft, &fs);
         self.b.decorate(r, spirv::Decoration::NoContraction, &[]);
-        let t = if bits == 64 { Ty::I64 } else { Ty::I32 };
-        let ty = self.t_of(t);
+        let ty = self.t_u32();
         Sv {
             id: self.b.res(Op::Bitcast, ty, &[r]),
-            ty: t,
+            ty: Ty::I32,
         }
     }
 
@@ -1026,39 +1019,8 @@ impl Lower for Emit {
             "a host float operation in a module without float controls"
         );
         match op {
-            HostF::Add32 => self.host_arith(Op::FAdd, 32, args),
-            HostF::Mul32 => self.host_arith(Op::FMul, 32, args),
-            HostF::Add64 => self.host_arith(Op::FAdd, 64, args),
-            HostF::Mul64 => self.host_arith(Op::FMul, 64, args),
-            HostF::FmaWide32 => {
-                let (f32t, f64t) = (self.t_float(32), self.t_float(64));
-                let w: Vec<Word> = args
-                    .iter()
-                    .map(|a| {
-                        let f = self.b.res(Op::Bitcast, f32t, &[a.id]);
-                        self.b.res(Op::FConvert, f64t, &[f])
-                    })
-                    .collect();
-                let p = self.b.res(Op::FMul, f64t, &[w[0], w[1]]);
-                self.b.decorate(p, spirv::Decoration::NoContraction, &[]);
-                let s = self.b.res(Op::FAdd, f64t, &[p, w[2]]);
-                self.b.decorate(s, spirv::Decoration::NoContraction, &[]);
-                let ty = self.t_u64();
-                Sv {
-                    id: self.b.res(Op::Bitcast, ty, &[s]),
-                    ty: Ty::I64,
-                }
-            }
-            HostF::Narrow64 => {
-                let (f32t, f64t) = (self.t_float(32), self.t_float(64));
-                let f = self.b.res(Op::Bitcast, f64t, &[args[0].id]);
-                let n = self.b.res(Op::FConvert, f32t, &[f]);
-                let ty = self.t_u32();
-                Sv {
-                    id: self.b.res(Op::Bitcast, ty, &[n]),
-                    ty: Ty::I32,
-                }
-            }
+            HostF::Add32 => self.host_arith(Op::FAdd, args),
+            HostF::Mul32 => self.host_arith(Op::FMul, args),
         }
     }
     fn unless(&mut self, c: Sv, fast: Sv, slow: impl FnOnce(&mut Self) -> Sv) -> Sv {

@@ -17,30 +17,26 @@
 //!
 //! # Host fast paths
 //!
-//! Where the device declares round-to-nearest-even for f32 and f64 (SPV_KHR_float_controls, Vulkan 1.2
-//! `shaderRoundingModeRTEFloat32`/`64`) and has `shaderFloat64` ([`Lower::host_floats`]), f32 and f64
-//! [`add`] and [`mul`] and f32 [`fma`] first compute a host result and keep it only when it is provably
-//! the engine's; otherwise the integer path runs (in SPIR-V, behind a branch). The argument, once:
-//! - Vulkan ("Precision and Operation of SPIR-V Instructions") makes `OpFAdd`, `OpFMul` and `OpFConvert`
-//!   correctly rounded, in the rounding mode the execution mode fixes, but lets the device flush any
-//!   denormal input or result and choose NaN bits. The guard (`host_exact`) therefore asks for the
-//!   nearest-even mode, sources that are zeros or normal numbers (no denormal to flush, no NaN or
-//!   infinity), and a finite result whose magnitude is *above* the smallest normal. A result equal to the
-//!   smallest normal is refused: the exact value may lie just below it, which tininess after rounding
-//!   (rule `f32.tininess.after_rounding`) calls tiny, so a flushing mode writes zero (the test
-//!   `host::f32_add_mul_fma_take_the_host_only_where_it_is_exact` fails without that margin). A result
-//!   above it comes from an exact value above it: neither tiny nor flushed, and IEEE_MODE, DX10_CLAMP and
-//!   the denormal fields cannot change it. Zero results (whose sign the engine decides) take the integer
-//!   path.
+//! Where the device declares round-to-nearest-even for f32 (SPV_KHR_float_controls, Vulkan 1.2
+//! `shaderRoundingModeRTEFloat32`; [`Lower::host_floats`]), f32 [`add`] and [`mul`] first compute a host
+//! `OpFAdd`/`OpFMul` and keep it only when it is provably the engine's; otherwise the integer path runs
+//! (in SPIR-V, behind a branch). The argument, once:
+//! - Vulkan ("Precision and Operation of SPIR-V Instructions") makes f32 `OpFAdd` and `OpFMul` correctly
+//!   rounded, in the rounding the execution mode fixes, but lets the device flush any denormal input or
+//!   result and choose NaN bits. The guard (`host_exact`) therefore asks for the nearest-even mode, sources
+//!   that are zeros or normal numbers (no denormal to flush, no NaN or infinity), and a finite result whose
+//!   magnitude is *above* the smallest normal. A result equal to the smallest normal is refused: the exact
+//!   value may lie just below it, which tininess after rounding (rule `f32.tininess.after_rounding`) calls
+//!   tiny, so a flushing mode writes zero (the test `host::f32_add_and_mul_take_the_host_only_where_it_is_exact`
+//!   fails without that margin). A result above it comes from an exact value above it: neither tiny nor
+//!   flushed, and IEEE_MODE, DX10_CLAMP and the denormal fields cannot change it. Zero results (whose sign
+//!   the engine decides) take the integer path.
 //! - Every host add and multiply is decorated `NoContraction`: a fused multiply-add would round once where
 //!   the guard expects the product rounded.
-//! - GLSL and SPIR-V give no fused f32 `fma` a device must honour, so [`fma`] widens its f32 sources to
-//!   f64, where the product is exact (48 bits in 53), adds the addend with one f64 rounding and narrows to
-//!   f32. That double rounding is the single rounding of the exact value unless the f64 sum landed on an
-//!   f32 midpoint (the 29 bits below an f32 significand equal `1 << 28`), where the exact value may have
-//!   been on either side: those are refused too. The f64 sum of f32 normals and zeros is never an f64
-//!   denormal, so no flush touches it.
-//! - f64 FMA and f16 have no wider host format to do the same in; they stay integer.
+//! - Not taken: f64, whose precision Vulkan bounds only by "at least that of single precision", and the
+//!   f32 FMA, which GLSL.std.450 `Fma` does not promise to fuse (the VK_KHR_shader_fma proposal says so)
+//!   and which an f64 product would get right only on a device whose f64 is correctly rounded. An exact
+//!   f32-only FMA (Dekker's product and a round-to-odd sum) is the next candidate. f16 stays integer too.
 //!
 //! [`crate::audit`] checks that the emitted float instructions are only these.
 
@@ -558,16 +554,14 @@ fn inf_sum<L: Lower>(e: &mut L, f: Fmt, i1: L::V, s1: L::V, i2: L::V, s2: L::V) 
 }
 
 /// `v_add_f32` semantics on f32 bits `a`, `b` (modifiers already applied): the model's `add_f32`. A host
-/// `OpFAdd` stands in for f32 and f64 where it is exact ("Host fast paths").
+/// f32 `OpFAdd` stands in where it is exact ("Host fast paths").
 pub fn add<L: Lower>(e: &mut L, env: &Env<L::V>, a: L::V, b: L::V) -> L::V {
-    match host_op(env.fmt, HostF::Add32, HostF::Add64) {
-        Some(op) if e.host_floats() => {
-            let r = e.host(op, &[a, b]);
-            let ok = host_exact(e, env, &[a, b], r);
-            e.unless(ok, r, |e: &mut L| add_soft(e, env, a, b))
-        }
-        _ => add_soft(e, env, a, b),
+    if env.fmt != F32 || !e.host_floats() {
+        return add_soft(e, env, a, b);
     }
+    let r = e.host(HostF::Add32, &[a, b]);
+    let ok = host_exact(e, env, &[a, b], r);
+    e.unless(ok, r, |e: &mut L| add_soft(e, env, a, b))
 }
 
 /// [`add`] in integer arithmetic, every operand and mode.
@@ -593,25 +587,8 @@ fn add_soft<L: Lower>(e: &mut L, env: &Env<L::V>, a: L::V, b: L::V) -> L::V {
 
 /// `v_fma_f32` semantics (`a * b + c` rounded once, modifiers already applied): the model's `fma_f32`,
 /// NaN order included (a NaN among `a`, `b`; then inf * 0, which gives the default NaN even with a NaN
-/// `c`, rule `nan.fma.invalid_product`; then a NaN `c`). f32 takes the host path of "Host fast paths"
-/// where it is exact.
+/// `c`, rule `nan.fma.invalid_product`; then a NaN `c`).
 pub fn fma<L: Lower>(e: &mut L, env: &Env<L::V>, a: L::V, b: L::V, c: L::V) -> L::V {
-    if env.fmt != F32 || !e.host_floats() {
-        return fma_soft(e, env, a, b, c);
-    }
-    let s = e.host(HostF::FmaWide32, &[a, b, c]);
-    let r = e.host(HostF::Narrow64, &[s]);
-    let ok = host_exact(e, env, &[a, b, c], r);
-    // The f64 sum on an f32 midpoint may have been rounded there from either side.
-    let low = e.bink(Bin::And, s, 0x1fff_ffff);
-    let tie = e.k64(0x1000_0000);
-    let clear = e.cmp(Cmp::Ne, low, tie);
-    let ok = e.band(ok, clear);
-    e.unless(ok, r, |e: &mut L| fma_soft(e, env, a, b, c))
-}
-
-/// [`fma`] in integer arithmetic, every operand and mode.
-fn fma_soft<L: Lower>(e: &mut L, env: &Env<L::V>, a: L::V, b: L::V, c: L::V) -> L::V {
     let (nan_ab, nan1) = first_nan(e, env, a, b);
     let (nan_c, nan2) = first_nan(e, env, c, c);
     let x = unpack(e, env, a);
@@ -653,25 +630,14 @@ fn fma_soft<L: Lower>(e: &mut L, env: &Env<L::V>, a: L::V, b: L::V, c: L::V) -> 
 }
 
 /// `v_mul_f32` semantics on f32 bits `a`, `b` (modifiers already applied): the model's `mul_f32`. A host
-/// `OpFMul` stands in for f32 and f64 where it is exact ("Host fast paths").
+/// f32 `OpFMul` stands in where it is exact ("Host fast paths").
 pub fn mul<L: Lower>(e: &mut L, env: &Env<L::V>, a: L::V, b: L::V) -> L::V {
-    match host_op(env.fmt, HostF::Mul32, HostF::Mul64) {
-        Some(op) if e.host_floats() => {
-            let r = e.host(op, &[a, b]);
-            let ok = host_exact(e, env, &[a, b], r);
-            e.unless(ok, r, |e: &mut L| mul_soft(e, env, a, b))
-        }
-        _ => mul_soft(e, env, a, b),
+    if env.fmt != F32 || !e.host_floats() {
+        return mul_soft(e, env, a, b);
     }
-}
-
-/// The host operation of format `f`: `f32` for F32, `f64` for F64, none for f16.
-fn host_op(f: Fmt, f32: HostF, f64: HostF) -> Option<HostF> {
-    match f {
-        F32 => Some(f32),
-        F64 => Some(f64),
-        _ => None,
-    }
+    let r = e.host(HostF::Mul32, &[a, b]);
+    let ok = host_exact(e, env, &[a, b], r);
+    e.unless(ok, r, |e: &mut L| mul_soft(e, env, a, b))
 }
 
 /// Whether the host result `r` of `sources` is the engine's: the mode rounds to nearest even, every source
