@@ -10,6 +10,7 @@
 #![deny(missing_docs)]
 
 pub mod backends;
+pub mod bench_gpu;
 pub mod fuzz;
 pub mod known;
 pub mod pattern;

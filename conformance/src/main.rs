@@ -119,6 +119,37 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Sub {
+    /// The recompiled kernel's speed on a float-heavy loop (v_mul_f32 and v_add_f32 chains, mode
+    /// c0/0/1/0) against the same computation written by hand in exact GLSL and in plain GLSL, on one Vulkan
+    /// device; the first workgroups of each are compared with the model. Exit 1 when an exact version
+    /// differs.
+    BenchGpu {
+        /// vulkan (lavapipe, or the only device) or vulkan:NAME.
+        #[arg(long, value_name = "NAME", default_value = "vulkan")]
+        backend: String,
+        /// Workgroups of 64 lanes.
+        #[arg(long, default_value_t = 2048)]
+        groups: u32,
+        /// Loop turns.
+        #[arg(long, default_value_t = 1000)]
+        turns: u32,
+        /// Steps per turn, 1 to 64 (each 8 float operations per lane).
+        #[arg(long, default_value_t = 4)]
+        steps: u32,
+        /// Compile the guest kernel without the float engine's host fast paths (what they gain).
+        #[arg(long)]
+        no_host_floats: bool,
+        /// Runs of each version; the fastest counts.
+        #[arg(long, default_value_t = 5)]
+        repeats: u32,
+        /// Workgroups compared with the model.
+        #[arg(long, default_value_t = 4)]
+        check_groups: u32,
+        /// One lane in N starts from special values (zeros, denormals, infinities, NaNs), so every wave
+        /// also takes the exact versions' slow paths; 0: all lanes normal.
+        #[arg(long, default_value_t = 0, value_name = "N")]
+        special_every: u32,
+    },
     /// Run every input of a unary float operation (2^32 for a 32-bit source, 2^16 for a 16-bit one) on a
     /// Vulkan device and compare each result, bit for bit, with the model's float library. Exit 1 when one
     /// differs.
@@ -311,6 +342,29 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             )
         }
         Some(Sub::SweepMerge { files }) => return sweep_merge(&files),
+        Some(Sub::BenchGpu {
+            backend,
+            groups,
+            turns,
+            steps,
+            no_host_floats,
+            repeats,
+            check_groups,
+            special_every,
+        }) => {
+            return bench_gpu(
+                &backend,
+                no_host_floats,
+                conformance::bench_gpu::Settings {
+                    groups,
+                    turns,
+                    steps,
+                    repeats,
+                    check_groups,
+                    special_every,
+                },
+            )
+        }
         Some(Sub::FuzzReplay { backends, files }) => return fuzz_replay(&backends, &files),
         Some(Sub::Fuzz {
             backends,
@@ -476,6 +530,62 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
 }
 
 /// `conformance sweep`.
+fn bench_gpu(
+    backend: &str,
+    no_host_floats: bool,
+    s: conformance::bench_gpu::Settings,
+) -> Result<ExitCode, String> {
+    let selector =
+        backends::vulkan_selector(backend).map_err(|e| format!("bench-gpu --backend: {e}"))?;
+    let b = conformance::vulkan::VulkanBackend::open(
+        selector,
+        reference_model::exec::Limits::default(),
+    )?
+    .with_budget(u32::MAX);
+    let b = if no_host_floats {
+        b.without_host_floats()
+    } else {
+        b
+    };
+    let figures = conformance::bench_gpu::run(&b, s)?;
+    let base = figures[0].best.as_secs_f64();
+    let ops = f64::from(s.groups) * 64.0 * f64::from(s.turns) * f64::from(s.steps) * 8.0;
+    out::print(&format!(
+        "bench-gpu on {}: {} workgroups x 64 lanes, {} turns of {} steps ({:.3e} float operations), host fast paths {}, special lanes {}, fastest of {}; {} workgroups checked against the model\n",
+        b.device_name(),
+        s.groups,
+        s.turns,
+        s.steps,
+        ops,
+        if no_host_floats { "off" } else { "on" },
+        if s.special_every == 0 {
+            "none".to_string()
+        } else {
+            format!("1 in {}", s.special_every)
+        },
+        s.repeats,
+        s.check_groups
+    ))?;
+    let mut bad = false;
+    for (i, f) in figures.iter().enumerate() {
+        let t = f.best.as_secs_f64();
+        out::print(&format!(
+            "  {:<28} {:>10.3} ms  {:>8.2} G op/s  recompiled speed / this {:>6.3}  lanes differing from the model: {}\n",
+            f.name,
+            t * 1e3,
+            ops / t / 1e9,
+            t / base,
+            f.differing_lanes
+        ))?;
+        bad |= i < 2 && f.differing_lanes != 0;
+    }
+    Ok(if bad {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
 fn sweep(
     op: &str,
     mode: &str,

@@ -61,6 +61,13 @@ impl VulkanBackend {
         &self.ctx.info().name
     }
 
+    /// Turns the float engine's host fast paths off (they are on where the device allows them), to measure
+    /// what they gain.
+    pub fn without_host_floats(mut self) -> VulkanBackend {
+        self.options.host_floats = false;
+        self
+    }
+
     /// Sets the instruction budget of each wave (default: the model's 1,000,000).
     pub fn with_budget(mut self, budget: u32) -> VulkanBackend {
         self.options.budget = budget;
@@ -88,12 +95,14 @@ fn device_error(e: DriverError, budget: u32, limit: Duration) -> BackendError {
     }
 }
 
-impl Backend for VulkanBackend {
-    fn name(&self) -> String {
-        self.name.clone()
+impl VulkanBackend {
+    /// The device's context, for running other modules on it (`bench-gpu`).
+    pub fn context(&self) -> &Context {
+        &self.ctx
     }
 
-    fn run(&self, job: &Job) -> Result<JobOutput, BackendError> {
+    /// [`Backend::run`] and the dispatch's time (submission to fence, without pipeline creation).
+    pub fn run_timed(&self, job: &Job) -> Result<(JobOutput, Duration), BackendError> {
         let p = prepare(job, self.options)?;
         let info: Vec<u8> = p.info.iter().flat_map(|w| w.to_le_bytes()).collect();
         let status_bytes = 4 * p.module.status_words as u64;
@@ -138,7 +147,17 @@ impl Backend for VulkanBackend {
             .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
             .collect();
         let limit = (self.timeout != Duration::MAX).then_some(self.timeout);
-        p.finish(job, memory, &status, r.elapsed, limit)
+        Ok((p.finish(job, memory, &status, r.elapsed, limit)?, r.elapsed))
+    }
+}
+
+impl Backend for VulkanBackend {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    fn run(&self, job: &Job) -> Result<JobOutput, BackendError> {
+        self.run_timed(job).map(|(out, _)| out)
     }
 }
 

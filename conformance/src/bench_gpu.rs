@@ -1,0 +1,294 @@
+//! `conformance bench-gpu`: the recompiled kernel's throughput on a float-heavy workload against the same
+//! computation in GLSL, on one Vulkan device, in one process.
+//!
+//! The workload: every lane runs four independent chains of `x = x * a + b` (`v_mul_f32` then `v_add_f32`,
+//! two roundings) for `turns` turns of four steps, in the PS5 title mode (MODE 0xc0: round to nearest even,
+//! f32 denormals flushed; IEEE_MODE 0, DX10_CLAMP 1). Three versions run it on the same inputs:
+//! - the guest kernel (gfx1013 words) recompiled by [`crate::vulkan::VulkanBackend`];
+//! - `bench/exact.comp`: the same semantics written by hand in GLSL (host floats under RTE float controls
+//!   where they are exact, the mode's rules by hand elsewhere);
+//! - `bench/native.comp`: plain GLSL floats (the device's rounding, denormals and contraction).
+//!
+//! glslang compiles the two GLSL files (`bench/build.sh`; the `.spv` files are in the repository so the
+//! command needs no glslang). Each version runs `repeats` times; the fastest dispatch counts (submission to
+//! fence, without pipeline creation). The first `check_groups` workgroups of every version are compared
+//! with the reference model bit for bit: the recompiled and exact versions must match (exit 1 otherwise),
+//! the native one's differing lanes are counted.
+
+use crate::vulkan::VulkanBackend;
+use driver::{BufferSpec, ComputeJob};
+use measurements::job::{Backend, Job};
+use measurements::kernel::Kernel;
+use measurements::FloatMode;
+use reference_model::exec::{Limits, ModelBackend};
+use reference_model::isa::encode::{self as enc, Buf, Src};
+use reference_model::isa::{Op, Target};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// The hand-written exact GLSL, compiled by `bench/build.sh`.
+const EXACT: &[u8] = include_bytes!("../bench/exact.spv");
+/// The plain GLSL, compiled by `bench/build.sh`.
+const NATIVE: &[u8] = include_bytes!("../bench/native.spv");
+/// Lanes per workgroup (the GLSL's `local_size_x`).
+const THREADS: u32 = 64;
+/// `a` and `b` of the chains: 0.9990234375 and 2^-10, so values stay normal and keep rounding.
+const A: u32 = 0x3f7f_c000;
+const B: u32 = 0x3a80_0000;
+
+/// What to run.
+#[derive(Clone, Copy, Debug)]
+pub struct Settings {
+    /// Workgroups of 64 lanes.
+    pub groups: u32,
+    /// Turns of the loop.
+    pub turns: u32,
+    /// Steps per turn (each a multiply and an add on four chains: 8 float operations per lane).
+    pub steps: u32,
+    /// Runs of each version; the fastest counts.
+    pub repeats: u32,
+    /// Workgroups compared with the model.
+    pub check_groups: u32,
+    /// One lane in this many starts from special values (zeros, denormals, infinities, NaNs, the smallest
+    /// normal), so every wave also runs the exact versions' other paths; 0: every lane normal.
+    pub special_every: u32,
+}
+
+/// One version's figures.
+#[derive(Clone, Debug)]
+pub struct Figure {
+    /// Which version.
+    pub name: &'static str,
+    /// Its fastest dispatch.
+    pub best: Duration,
+    /// Lanes of the checked workgroups whose four results differ from the model's.
+    pub differing_lanes: u32,
+}
+
+/// The guest kernel: load four dwords per lane, the chains, store them.
+fn guest_words(turns: u32, steps: u32) -> Result<Vec<u32>, String> {
+    const T: Target = Target::Gfx1013;
+    let mut w = Vec::new();
+    // v1 = byte offset of the lane's 16 bytes: (s8 * 64 + v0) * 16.
+    w.extend(enc::sop2(
+        T,
+        Op::SMulI32,
+        9,
+        Src::s(8),
+        Src::int(THREADS as i32),
+    )?);
+    w.extend(enc::vop2(T, Op::VAddNcU32, 1, Src::s(9), 0)?);
+    w.extend(enc::vop2(T, Op::VLshlrevB32, 1, Src::int(4), 1)?);
+    w.extend(enc::mubuf(
+        T,
+        Op::BufferLoadDwordx4,
+        Buf::offen(10, 1, 0, 0),
+    )?);
+    w.extend(enc::vop1(T, Op::VMovB32, 20, Src::lit(A))?);
+    w.extend(enc::vop1(T, Op::VMovB32, 21, Src::lit(B))?);
+    w.extend(enc::sopp(T, Op::SWaitcnt, 0)?);
+    let turns = u16::try_from(turns).map_err(|_| "--turns: at most 65535".to_string())?;
+    w.extend(enc::sopk(T, Op::SMovkI32, 18, turns)?);
+    let mut body = Vec::new();
+    for _ in 0..steps {
+        for v in 10..14u8 {
+            body.extend(enc::vop2(T, Op::VMulF32, v, Src::v(v), 20)?);
+            body.extend(enc::vop2(T, Op::VAddF32, v, Src::v(v), 21)?);
+        }
+    }
+    let len = body.len() as i32;
+    w.extend(body);
+    w.extend(enc::sop2(T, Op::SSubU32, 18, Src::s(18), Src::int(1))?);
+    w.extend(enc::sopc(T, Op::SCmpLgU32, Src::s(18), Src::int(0))?);
+    w.extend(enc::sopp(T, Op::SCbranchScc1, (-(len + 3)) as i16 as u16)?);
+    w.extend(enc::mubuf(
+        T,
+        Op::BufferStoreDwordx4,
+        Buf::offen(10, 1, 1, 0),
+    )?);
+    w.extend(enc::sopp(T, Op::SEndpgm, 0)?);
+    Ok(w)
+}
+
+/// The guest job over `groups` workgroups of the lanes' `inputs` (four dwords each).
+fn guest_job(words: &[u32], groups: u32, inputs: &[[u32; 4]]) -> Job {
+    let mut k = Kernel::agc_buffer("bench", words, 32, THREADS, (4, 4), 0, 0);
+    k.grid = [groups, 1, 1];
+    k.tgid = [true, false, false];
+    k.memory[0].bytes = groups * THREADS * 16;
+    k.memory[1].bytes = groups * THREADS * 16;
+    Job {
+        suite: "bench-gpu".into(),
+        kernel: Arc::new(k),
+        target: "gfx1013".into(),
+        mode: FloatMode {
+            float_mode: 0xc0,
+            ieee: false,
+            dx10_clamp: true,
+            fp16_ovfl: false,
+        },
+        dispatch: "0000000000000000".into(),
+        lanes: inputs
+            .iter()
+            .take((groups * THREADS) as usize)
+            .enumerate()
+            .map(|(l, v)| (l as u32, v.to_vec()))
+            .collect(),
+        independent_groups: true,
+    }
+}
+
+/// Inputs: normal values in [0.5, 4), and in one lane of every `special_every` (0: none) special values
+/// (zeros, denormals, infinities, NaNs, the smallest normal) so the exact versions' other paths run too.
+fn inputs(n: usize, special_every: u32) -> Vec<[u32; 4]> {
+    const SPECIAL: [u32; 8] = [
+        0,
+        0x8000_0000,
+        1,
+        0x807f_ffff,
+        0x7f80_0000,
+        0xff80_0000,
+        0x7fa0_0001,
+        0x0080_0000,
+    ];
+    let mut s = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = move || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        (s >> 11) as u32
+    };
+    (0..n)
+        .map(|i| {
+            [0; 4].map(|_| {
+                let r = next();
+                if special_every != 0 && i % special_every as usize == 5 % special_every as usize {
+                    SPECIAL[r as usize % SPECIAL.len()]
+                } else {
+                    (0x3f00_0000 + (r % (3 << 23))) & 0x7fff_ffff
+                }
+            })
+        })
+        .collect()
+}
+
+fn words_of(bytes: &[u8]) -> Vec<u32> {
+    bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+/// Runs the three versions on `backend`'s device.
+pub fn run(backend: &VulkanBackend, s: Settings) -> Result<Vec<Figure>, String> {
+    if s.groups == 0 || s.repeats == 0 || s.check_groups > s.groups || !(1..=64).contains(&s.steps)
+    {
+        return Err(
+            "--groups and --repeats must be positive, --steps 1 to 64, --check-groups at most --groups"
+                .into(),
+        );
+    }
+    let lanes = (s.groups * THREADS) as usize;
+    let data = inputs(lanes, s.special_every);
+    let words = guest_words(s.turns, s.steps)?;
+    let check_lanes = (s.check_groups * THREADS) as usize;
+    let model = ModelBackend {
+        limits: Limits::default(),
+    }
+    .run(&guest_job(&words, s.check_groups, &data))
+    .map_err(|e| format!("model: {e}"))?;
+    let want = model.array("out").ok_or("model: no out array")?.to_vec();
+    let differing = |got: &[u32]| -> u32 {
+        (0..check_lanes)
+            .filter(|&l| got.get(4 * l..4 * l + 4) != want.get(4 * l..4 * l + 4))
+            .count() as u32
+    };
+    let mut figures = Vec::new();
+    // The recompiled guest kernel.
+    let job = guest_job(&words, s.groups, &data);
+    let mut best = Duration::MAX;
+    let mut got = Vec::new();
+    for _ in 0..s.repeats {
+        let (out, t) = backend
+            .run_timed(&job)
+            .map_err(|e| format!("recompiled: {e}"))?;
+        best = best.min(t);
+        got = out.array("out").unwrap_or(&[]).to_vec();
+    }
+    figures.push(Figure {
+        name: "recompiled guest kernel",
+        best,
+        differing_lanes: differing(&got),
+    });
+    // The GLSL versions.
+    let input: Vec<u8> = data
+        .iter()
+        .flatten()
+        .flat_map(|w| w.to_le_bytes())
+        .collect();
+    let push: Vec<u8> = [s.turns, A, B, s.steps]
+        .iter()
+        .flat_map(|w| w.to_le_bytes())
+        .collect();
+    for (name, spv) in [
+        ("hand-written exact GLSL", EXACT),
+        ("plain GLSL (native floats)", NATIVE),
+    ] {
+        let spirv = words_of(spv);
+        let buffers = [
+            BufferSpec::input(&input),
+            BufferSpec::output(lanes as u64 * 16),
+        ];
+        let mut best = Duration::MAX;
+        let mut got = Vec::new();
+        for _ in 0..s.repeats {
+            let r = backend
+                .context()
+                .run(&ComputeJob {
+                    spirv: &spirv,
+                    entry: "main",
+                    buffers: &buffers,
+                    push_constants: &push,
+                    workgroups: [s.groups, 1, 1],
+                    required_subgroup_size: None,
+                    timeout: Duration::from_secs(60),
+                })
+                .map_err(|e| format!("{name}: {e}"))?;
+            best = best.min(r.elapsed);
+            got = words_of(r.buffers[1].as_deref().unwrap_or(&[]));
+        }
+        figures.push(Figure {
+            name,
+            best,
+            differing_lanes: differing(&got),
+        });
+    }
+    Ok(figures)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_guest_kernel_decodes_and_the_model_runs_it_like_the_formula() {
+        let words = guest_words(2, 4).unwrap();
+        let data = inputs(THREADS as usize, 16);
+        let out = ModelBackend {
+            limits: Limits::default(),
+        }
+        .run(&guest_job(&words, 1, &data))
+        .unwrap();
+        let got = out.array("out").unwrap();
+        // A normal lane: eight steps of x * a + b, each rounded, as the host computes them.
+        let x = f32::from_bits(data[0][0]);
+        let (a, b) = (f32::from_bits(A), f32::from_bits(B));
+        let want = (0..8).fold(x, |x, _| {
+            let p = x * a;
+            p + b
+        });
+        assert_eq!(got[0], want.to_bits());
+        assert_eq!(EXACT.len() % 4, 0);
+        assert_eq!(words_of(NATIVE)[0], 0x0723_0203);
+    }
+}
