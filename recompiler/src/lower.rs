@@ -99,6 +99,15 @@ pub enum HostF {
     Mul32,
 }
 
+/// Integer-engine float operations a backend may emit once per module and call ([`Lower::soft`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SoftF {
+    /// f32 add: parameters `a`, `b`, round field, keep-denormal-inputs, keep-denormal-results, IEEE_MODE.
+    Add32,
+    /// f32 multiply, the same parameters.
+    Mul32,
+}
+
 /// The operations semantics are written with.
 pub trait Lower {
     /// A value of the backend.
@@ -151,6 +160,21 @@ pub trait Lower {
     {
         let s = slow(self);
         self.select(c, fast, s)
+    }
+
+    /// `body(args)`, the integer engine's `op`; a backend may emit it once as a function of `args` and
+    /// call it (the SPIR-V emitter does, so a module holds one copy of each slow path).
+    fn soft(
+        &mut self,
+        op: SoftF,
+        args: &[Self::V],
+        body: impl FnOnce(&mut Self, &[Self::V]) -> Self::V,
+    ) -> Self::V
+    where
+        Self: Sized,
+    {
+        let _ = op;
+        body(self, args)
     }
 
     // Derived operations, the same on every backend.

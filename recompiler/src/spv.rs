@@ -3,7 +3,7 @@
 //! structured control flow helpers (every `if` has its selection merge, every loop its loop merge), so the
 //! modules the compiler emits pass `spirv-val` by construction.
 
-use crate::lower::{Bin, Cmp, Eval, HostF, Lower, Ty, Un, Val};
+use crate::lower::{Bin, Cmp, Eval, HostF, Lower, SoftF, Ty, Un, Val};
 use crate::words::Words;
 use rspirv::spirv::{self, Op, Word};
 use rustc_hash::FxHashMap as HashMap;
@@ -129,6 +129,8 @@ pub struct Emit {
     pub host_floats: bool,
     /// The f32 type, once a host float operation used it.
     f32_type: Option<Word>,
+    /// A helper's body is being emitted ([`Emit::define`]): no helper calls.
+    defining: bool,
 }
 
 /// A helper function the module calls: emitted once, called wherever its code would have been inlined
@@ -190,6 +192,7 @@ impl Emit {
             outlined: Vec::new(),
             host_floats: false,
             f32_type: None,
+            defining: false,
         }
     }
 
@@ -515,7 +518,9 @@ impl Emit {
             .collect();
         let label = self.b.id();
         self.b.begin_block(label);
+        self.defining = true;
         let v = body(self, &params);
+        self.defining = false;
         assert!(
             self.outlined.is_empty(),
             "helper {} calls another helper",
@@ -1022,6 +1027,13 @@ impl Lower for Emit {
             HostF::Add32 => self.host_arith(Op::FAdd, args),
             HostF::Mul32 => self.host_arith(Op::FMul, args),
         }
+    }
+    fn soft(&mut self, op: SoftF, args: &[Sv], body: impl FnOnce(&mut Self, &[Sv]) -> Sv) -> Sv {
+        // Inside a helper (an LDS float atomic's add, say) a call would nest helpers: inline there.
+        if self.defining {
+            return body(self, args);
+        }
+        self.call_outlined(crate::units::soft_helper(op).key(), Ty::I32, args)
     }
     fn unless(&mut self, c: Sv, fast: Sv, slow: impl FnOnce(&mut Self) -> Sv) -> Sv {
         if let Some(k) = self.known(c) {

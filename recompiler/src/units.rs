@@ -21,8 +21,9 @@
 
 use crate::compile::Cx;
 use crate::layout;
-use crate::lower::{Bin, Cmp, Lower, Ty};
+use crate::lower::{Bin, Cmp, Lower, SoftF, Ty};
 use crate::sem::atomic::{apply, Rmw};
+use crate::sem::float::soft_body;
 use crate::spv::{Array, Emit, Sv};
 use rspirv::spirv::Word;
 
@@ -252,10 +253,21 @@ pub(crate) enum Helper {
     WriteLds,
     /// A report of the lane ([`crate::compile::report_in`]).
     Report,
+    /// The f32 add and multiply slow paths ([`crate::sem::float::soft_body`]).
+    SoftAdd32,
+    SoftMul32,
+}
+
+/// The helper of a [`SoftF`] slow path.
+pub(crate) fn soft_helper(op: SoftF) -> Helper {
+    match op {
+        SoftF::Add32 => Helper::SoftAdd32,
+        SoftF::Mul32 => Helper::SoftMul32,
+    }
 }
 
 impl Helper {
-    const ALL: [Helper; 9] = [
+    const ALL: [Helper; 11] = [
         Helper::Locate,
         Helper::BufferPiece,
         Helper::FormatInfo,
@@ -265,6 +277,8 @@ impl Helper {
         Helper::WriteMem,
         Helper::WriteLds,
         Helper::Report,
+        Helper::SoftAdd32,
+        Helper::SoftMul32,
     ];
 
     /// Its key: its place in [`Helper::ALL`].
@@ -292,6 +306,8 @@ pub(crate) fn define_helpers(cx: &mut Cx) {
             Helper::Report => {
                 cx.e.define(&f, |e, p| crate::compile::report_in(e, rep, seg, yld, p))
             }
+            Helper::SoftAdd32 => cx.e.define(&f, |e, p| soft_body(e, SoftF::Add32, p)),
+            Helper::SoftMul32 => cx.e.define(&f, |e, p| soft_body(e, SoftF::Mul32, p)),
         }
     }
 }

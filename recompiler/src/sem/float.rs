@@ -20,7 +20,8 @@
 //! Where the device declares round-to-nearest-even for f32 (SPV_KHR_float_controls, Vulkan 1.2
 //! `shaderRoundingModeRTEFloat32`; [`Lower::host_floats`]), f32 [`add`] and [`mul`] first compute a host
 //! `OpFAdd`/`OpFMul` and keep it only when it is provably the engine's; otherwise the integer path runs
-//! (in SPIR-V, behind a branch). The argument, once:
+//! (in SPIR-V, behind a branch, as a call of one helper function per module: [`Lower::soft`]). The
+//! argument, once:
 //! - Vulkan ("Precision and Operation of SPIR-V Instructions") makes f32 `OpFAdd` and `OpFMul` correctly
 //!   rounded, in the rounding the execution mode fixes, but lets the device flush any denormal input or
 //!   result and choose NaN bits. The guard (`host_exact`) therefore asks for the nearest-even mode, sources
@@ -40,7 +41,7 @@
 //!
 //! [`crate::audit`] checks that the emitted float instructions are only these.
 
-use crate::lower::{Bin, Cmp, HostF, Lower, Ty, Un};
+use crate::lower::{Bin, Cmp, HostF, Lower, SoftF, Ty, Un};
 /// The sixteen VOPC float conditions, as the model numbers them.
 pub use reference_model::float::Cmp as Cmp16;
 
@@ -561,7 +562,7 @@ pub fn add<L: Lower>(e: &mut L, env: &Env<L::V>, a: L::V, b: L::V) -> L::V {
     }
     let r = e.host(HostF::Add32, &[a, b]);
     let ok = host_exact(e, env, &[a, b], r);
-    e.unless(ok, r, |e: &mut L| add_soft(e, env, a, b))
+    e.unless(ok, r, |e: &mut L| soft_call(e, SoftF::Add32, env, a, b))
 }
 
 /// [`add`] in integer arithmetic, every operand and mode.
@@ -637,7 +638,31 @@ pub fn mul<L: Lower>(e: &mut L, env: &Env<L::V>, a: L::V, b: L::V) -> L::V {
     }
     let r = e.host(HostF::Mul32, &[a, b]);
     let ok = host_exact(e, env, &[a, b], r);
-    e.unless(ok, r, |e: &mut L| mul_soft(e, env, a, b))
+    e.unless(ok, r, |e: &mut L| soft_call(e, SoftF::Mul32, env, a, b))
+}
+
+/// The f32 integer path of `op` through [`Lower::soft`]: one copy per module behind the host fast path.
+fn soft_call<L: Lower>(e: &mut L, op: SoftF, env: &Env<L::V>, a: L::V, b: L::V) -> L::V {
+    let args = [a, b, env.rm, env.keep_in, env.keep_out, env.ieee];
+    e.soft(op, &args, |e, p| soft_body(e, op, p))
+}
+
+/// The body of [`Lower::soft`]'s `op` on its parameters (`a`, `b`, round field, keep-denormal-inputs,
+/// keep-denormal-results, IEEE_MODE).
+pub fn soft_body<L: Lower>(e: &mut L, op: SoftF, p: &[L::V]) -> L::V {
+    let ovfl = e.kbool(false);
+    let env = Env {
+        fmt: F32,
+        rm: p[2],
+        keep_in: p[3],
+        keep_out: p[4],
+        ieee: p[5],
+        ovfl,
+    };
+    match op {
+        SoftF::Add32 => add_soft(e, &env, p[0], p[1]),
+        SoftF::Mul32 => mul_soft(e, &env, p[0], p[1]),
+    }
 }
 
 /// Whether the host result `r` of `sources` is the engine's: the mode rounds to nearest even, every source
