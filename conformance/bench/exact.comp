@@ -16,7 +16,7 @@ const uint SIGN = 0x80000000u, MAG = 0x7fffffffu, INF = 0x7f800000u, MINN = 0x00
 const uint DNAN = 0xffc00000u;
 const float S64 = 18446744073709551616.0; // 2^64
 
-// A denormal input reads as its signed zero.
+// A denormal input reads as its signed zero (MODE f32 denormal field 0: rule f32.denorm.arith).
 uint flushed(uint x) { return (x & INF) == 0u ? x & SIGN : x; }
 bool nan(uint x) { return (x & MAG) > INF; }
 bool normal(uint x) { return (x & MAG) - MINN < INF - MINN; }
@@ -25,16 +25,16 @@ bool normal(uint x) { return (x & MAG) - MINN < INF - MINN; }
 bool clear(uint r) { return (r & MAG) - (MINN + 1u) < INF - MINN - 1u; }
 
 uint mul_slow(uint x, uint y) {
-    if (nan(x)) return x; // IEEE_MODE 0: the first NaN source, not quieted
+    if (nan(x)) return x; // the first NaN source (nan.select.first_source), unquieted at IEEE_MODE 0 (nan.quiet.ieee_only)
     if (nan(y)) return y;
     uint s = (x ^ y) & SIGN;
     bool z = (x & MAG) == 0u || (y & MAG) == 0u;
-    if ((x & MAG) == INF || (y & MAG) == INF) return z ? DNAN : s | INF;
+    if ((x & MAG) == INF || (y & MAG) == INF) return z ? DNAN : s | INF; // inf * 0: nan.default
     if (z) return s;
     precise float r = uintBitsToFloat(x) * uintBitsToFloat(y);
     if (isinf(r)) return s | INF; // overflow rounds to infinity
     // Both factors lie in [2^-126, 2] here, so the product scaled by 2^128 is normal and rounded once at 24
-    // bits: tiny after rounding exactly when it is below 2^2.
+    // bits: tiny after rounding (f32.tininess.after_rounding) exactly when it is below 2^2.
     precise float t = (uintBitsToFloat(x) * S64) * (uintBitsToFloat(y) * S64);
     return abs(t) < 4.0 ? s : s | MINN;
 }

@@ -20,6 +20,7 @@ use driver::{BufferSpec, ComputeJob};
 use measurements::job::{Backend, Job};
 use measurements::kernel::Kernel;
 use measurements::FloatMode;
+use reference_model::exec::memory::{bytes_to_dwords, dwords_to_bytes};
 use reference_model::exec::{Limits, ModelBackend};
 use reference_model::isa::encode::{self as enc, Buf, Src};
 use reference_model::isa::{Op, Target};
@@ -172,13 +173,6 @@ fn inputs(n: usize, special_every: u32) -> Vec<[u32; 4]> {
         .collect()
 }
 
-fn words_of(bytes: &[u8]) -> Vec<u32> {
-    bytes
-        .chunks_exact(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect()
-}
-
 /// Runs the three versions on `backend`'s device.
 pub fn run(backend: &VulkanBackend, s: Settings) -> Result<Vec<Figure>, String> {
     if s.groups == 0 || s.repeats == 0 || s.check_groups > s.groups || !(1..=64).contains(&s.steps)
@@ -207,34 +201,28 @@ pub fn run(backend: &VulkanBackend, s: Settings) -> Result<Vec<Figure>, String> 
     // The recompiled guest kernel.
     let job = guest_job(&words, s.groups, &data);
     let mut best = Duration::MAX;
-    let mut got = Vec::new();
+    let mut last = None;
     for _ in 0..s.repeats {
         let (out, t) = backend
             .run_timed(&job)
             .map_err(|e| format!("recompiled: {e}"))?;
         best = best.min(t);
-        got = out.array("out").unwrap_or(&[]).to_vec();
+        last = Some(out);
     }
+    let got = last.as_ref().and_then(|o| o.array("out")).unwrap_or(&[]);
     figures.push(Figure {
         name: "recompiled guest kernel",
         best,
-        differing_lanes: differing(&got),
+        differing_lanes: differing(got),
     });
     // The GLSL versions.
-    let input: Vec<u8> = data
-        .iter()
-        .flatten()
-        .flat_map(|w| w.to_le_bytes())
-        .collect();
-    let push: Vec<u8> = [s.turns, A, B, s.steps]
-        .iter()
-        .flat_map(|w| w.to_le_bytes())
-        .collect();
+    let input = dwords_to_bytes(&data.concat());
+    let push = dwords_to_bytes(&[s.turns, A, B, s.steps]);
     for (name, spv) in [
         ("hand-written exact GLSL", EXACT),
         ("plain GLSL (native floats)", NATIVE),
     ] {
-        let spirv = words_of(spv);
+        let spirv = bytes_to_dwords(spv);
         let buffers = [
             BufferSpec::input(&input),
             BufferSpec::output(lanes as u64 * 16),
@@ -255,7 +243,7 @@ pub fn run(backend: &VulkanBackend, s: Settings) -> Result<Vec<Figure>, String> 
                 })
                 .map_err(|e| format!("{name}: {e}"))?;
             best = best.min(r.elapsed);
-            got = words_of(r.buffers[1].as_deref().unwrap_or(&[]));
+            got = bytes_to_dwords(r.buffers[1].as_deref().unwrap_or(&[]));
         }
         figures.push(Figure {
             name,
@@ -289,6 +277,6 @@ mod tests {
         });
         assert_eq!(got[0], want.to_bits());
         assert_eq!(EXACT.len() % 4, 0);
-        assert_eq!(words_of(NATIVE)[0], 0x0723_0203);
+        assert_eq!(bytes_to_dwords(NATIVE)[0], 0x0723_0203);
     }
 }

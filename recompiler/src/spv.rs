@@ -129,8 +129,6 @@ pub struct Emit {
     pub host_floats: bool,
     /// The f32 type, once a host float operation used it.
     f32_type: Option<Word>,
-    /// A helper's body is being emitted ([`Emit::define`]): no helper calls.
-    defining: bool,
 }
 
 /// A helper function the module calls: emitted once, called wherever its code would have been inlined
@@ -192,7 +190,6 @@ impl Emit {
             outlined: Vec::new(),
             host_floats: false,
             f32_type: None,
-            defining: false,
         }
     }
 
@@ -518,9 +515,7 @@ impl Emit {
             .collect();
         let label = self.b.id();
         self.b.begin_block(label);
-        self.defining = true;
         let v = body(self, &params);
-        self.defining = false;
         assert!(
             self.outlined.is_empty(),
             "helper {} calls another helper",
@@ -1028,11 +1023,9 @@ impl Lower for Emit {
             HostF::Mul32 => self.host_arith(Op::FMul, args),
         }
     }
-    fn soft(&mut self, op: SoftF, args: &[Sv], body: impl FnOnce(&mut Self, &[Sv]) -> Sv) -> Sv {
-        // Inside a helper (an LDS float atomic's add, say) a call would nest helpers: inline there.
-        if self.defining {
-            return body(self, args);
-        }
+    fn soft(&mut self, op: SoftF, args: &[Sv], _body: impl FnOnce(&mut Self, &[Sv]) -> Sv) -> Sv {
+        // `define_helpers` emits the body once (no helper body adds or multiplies floats; `define`
+        // asserts that none calls a helper).
         self.call_outlined(crate::units::soft_helper(op).key(), Ty::I32, args)
     }
     fn unless(&mut self, c: Sv, fast: Sv, slow: impl FnOnce(&mut Self) -> Sv) -> Sv {
