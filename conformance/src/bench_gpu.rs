@@ -53,6 +53,9 @@ pub struct Settings {
     /// One lane in this many starts from special values (zeros, denormals, infinities, NaNs, the smallest
     /// normal), so every wave also runs the exact versions' other paths; 0: every lane normal.
     pub special_every: u32,
+    /// Guest wave32 waves per guest workgroup: 2 (64 lanes, as the GLSL's workgroups) or 1 (twice the
+    /// workgroups of 32 lanes). The same lanes run either way.
+    pub waves: u32,
 }
 
 /// One version's figures.
@@ -67,16 +70,16 @@ pub struct Figure {
 }
 
 /// The guest kernel: load four dwords per lane, the chains, store them.
-fn guest_words(turns: u32, steps: u32) -> Result<Vec<u32>, String> {
+fn guest_words(turns: u32, steps: u32, threads: u32) -> Result<Vec<u32>, String> {
     const T: Target = Target::Gfx1013;
     let mut w = Vec::new();
-    // v1 = byte offset of the lane's 16 bytes: (s8 * 64 + v0) * 16.
+    // v1 = byte offset of the lane's 16 bytes: (s8 * threads + v0) * 16.
     w.extend(enc::sop2(
         T,
         Op::SMulI32,
         9,
         Src::s(8),
-        Src::int(THREADS as i32),
+        Src::int(threads as i32),
     )?);
     w.extend(enc::vop2(T, Op::VAddNcU32, 1, Src::s(9), 0)?);
     w.extend(enc::vop2(T, Op::VLshlrevB32, 1, Src::int(4), 1)?);
@@ -111,13 +114,13 @@ fn guest_words(turns: u32, steps: u32) -> Result<Vec<u32>, String> {
     Ok(w)
 }
 
-/// The guest job over `groups` workgroups of the lanes' `inputs` (four dwords each).
-fn guest_job(words: &[u32], groups: u32, inputs: &[[u32; 4]]) -> Job {
-    let mut k = Kernel::agc_buffer("bench", words, 32, THREADS, (4, 4), 0, 0);
+/// The guest job over `groups` workgroups of `threads` lanes of `inputs` (four dwords each).
+fn guest_job(words: &[u32], groups: u32, threads: u32, inputs: &[[u32; 4]]) -> Job {
+    let mut k = Kernel::agc_buffer("bench", words, 32, threads, (4, 4), 0, 0);
     k.grid = [groups, 1, 1];
     k.tgid = [true, false, false];
-    k.memory[0].bytes = groups * THREADS * 16;
-    k.memory[1].bytes = groups * THREADS * 16;
+    k.memory[0].bytes = groups * threads * 16;
+    k.memory[1].bytes = groups * threads * 16;
     Job {
         suite: "bench-gpu".into(),
         kernel: Arc::new(k),
@@ -131,7 +134,7 @@ fn guest_job(words: &[u32], groups: u32, inputs: &[[u32; 4]]) -> Job {
         dispatch: "0000000000000000".into(),
         lanes: inputs
             .iter()
-            .take((groups * THREADS) as usize)
+            .take((groups * threads) as usize)
             .enumerate()
             .map(|(l, v)| (l as u32, v.to_vec()))
             .collect(),
@@ -175,21 +178,28 @@ fn inputs(n: usize, special_every: u32) -> Vec<[u32; 4]> {
 
 /// Runs the three versions on `backend`'s device.
 pub fn run(backend: &VulkanBackend, s: Settings) -> Result<Vec<Figure>, String> {
-    if s.groups == 0 || s.repeats == 0 || s.check_groups > s.groups || !(1..=64).contains(&s.steps)
+    if s.groups == 0
+        || s.repeats == 0
+        || s.check_groups > s.groups
+        || !(1..=64).contains(&s.steps)
+        || !(1..=2).contains(&s.waves)
     {
         return Err(
-            "--groups and --repeats must be positive, --steps 1 to 64, --check-groups at most --groups"
+            "--groups and --repeats must be positive, --steps 1 to 64, --check-groups at most \
+             --groups, --waves 1 or 2"
                 .into(),
         );
     }
+    let threads = 32 * s.waves;
+    let per = THREADS / threads;
     let lanes = (s.groups * THREADS) as usize;
     let data = inputs(lanes, s.special_every);
-    let words = guest_words(s.turns, s.steps)?;
+    let words = guest_words(s.turns, s.steps, threads)?;
     let check_lanes = (s.check_groups * THREADS) as usize;
     let model = ModelBackend {
         limits: Limits::default(),
     }
-    .run(&guest_job(&words, s.check_groups, &data))
+    .run(&guest_job(&words, s.check_groups * per, threads, &data))
     .map_err(|e| format!("model: {e}"))?;
     let want = model.array("out").ok_or("model: no out array")?.to_vec();
     let differing = |got: &[u32]| -> u32 {
@@ -199,7 +209,7 @@ pub fn run(backend: &VulkanBackend, s: Settings) -> Result<Vec<Figure>, String> 
     };
     let mut figures = Vec::new();
     // The recompiled guest kernel.
-    let job = guest_job(&words, s.groups, &data);
+    let job = guest_job(&words, s.groups * per, threads, &data);
     let mut best = Duration::MAX;
     let mut last = None;
     for _ in 0..s.repeats {
@@ -260,12 +270,12 @@ mod tests {
 
     #[test]
     fn the_guest_kernel_decodes_and_the_model_runs_it_like_the_formula() {
-        let words = guest_words(2, 4).unwrap();
+        let words = guest_words(2, 4, THREADS).unwrap();
         let data = inputs(THREADS as usize, 16);
         let out = ModelBackend {
             limits: Limits::default(),
         }
-        .run(&guest_job(&words, 1, &data))
+        .run(&guest_job(&words, 1, THREADS, &data))
         .unwrap();
         let got = out.array("out").unwrap();
         // A normal lane: eight steps of x * a + b, each rounded, as the host computes them.

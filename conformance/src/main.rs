@@ -149,6 +149,10 @@ enum Sub {
         /// also takes the exact versions' slow paths; 0: all lanes normal.
         #[arg(long, default_value_t = 0, value_name = "N")]
         special_every: u32,
+        /// Guest waves (wave32) per guest workgroup: 2 (64 lanes, like the GLSL) or 1 (twice as many
+        /// workgroups of 32 lanes).
+        #[arg(long, default_value_t = 2)]
+        waves: u32,
     },
     /// Run every input of a unary float operation (2^32 for a 32-bit source, 2^16 for a 16-bit one) on a
     /// Vulkan device and compare each result, bit for bit, with the model's float library. Exit 1 when one
@@ -252,7 +256,7 @@ fn list_devices() -> Result<ExitCode, String> {
     }
     for d in devs {
         out::print(&format!(
-            "{}  backend {}  driver {} {}  Vulkan {}  subgroup {}  shared memory {} bytes  host floats {}\n",
+            "{}  backend {}  driver {} {}  Vulkan {}  subgroup {}  shared memory {} bytes  host floats {}  helper calls {}\n",
             d.name,
             conformance::vulkan::backend_name(&d.name),
             d.driver_name,
@@ -262,6 +266,11 @@ fn list_devices() -> Result<ExitCode, String> {
                 .map_or("unknown".to_string(), |s| s.to_string()),
             d.limits.max_compute_shared_memory_size,
             if conformance::vulkan::host_floats(&d) {
+                "yes"
+            } else {
+                "no"
+            },
+            if conformance::vulkan::call_helpers(&d) {
                 "yes"
             } else {
                 "no"
@@ -351,6 +360,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             repeats,
             check_groups,
             special_every,
+            waves,
         }) => {
             return bench_gpu(
                 &backend,
@@ -362,6 +372,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                     repeats,
                     check_groups,
                     special_every,
+                    waves,
                 },
             )
         }

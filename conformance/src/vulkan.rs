@@ -32,6 +32,13 @@ pub fn host_floats(info: &driver::DeviceInfo) -> bool {
     info.float_controls.is_some_and(|f| f.rounding_rte.f32)
 }
 
+/// Whether helper functions stay calls on the device (`recompiler::Shape::call_helpers`): on NVIDIA's
+/// driver, where that was measured faster (the float bench 44 to 33 ms on the H200); elsewhere the driver
+/// inlines them (lavapipe ran the bench 50x slower with calls).
+pub fn call_helpers(info: &driver::DeviceInfo) -> bool {
+    info.is_nvidia()
+}
+
 impl VulkanBackend {
     /// Opens the device whose name contains `selector` (lavapipe, or the only device, when `None`). Each
     /// wave gets `limits.instructions` instructions (at most `u32::MAX`) before the job times out in the
@@ -47,6 +54,7 @@ impl VulkanBackend {
             shared_bytes: info.limits.max_compute_shared_memory_size,
             budget: u32::try_from(limits.instructions).unwrap_or(u32::MAX),
             host_floats: host_floats(info),
+            call_helpers: call_helpers(info),
         };
         Ok(VulkanBackend {
             name: backend_name(&info.name),

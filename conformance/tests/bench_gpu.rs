@@ -17,6 +17,7 @@ fn both_exact_versions_match_the_model() {
         repeats: 1,
         check_groups: 2,
         special_every: 4,
+        waves: 2,
     };
     let f = run(&b, s).unwrap();
     assert_eq!(f.len(), 3);
@@ -28,9 +29,12 @@ fn both_exact_versions_match_the_model() {
     // The special lanes (NaN, infinity and denormal starts) are where plain floats differ, if anywhere:
     // never more lanes than there are special ones.
     assert!(f[2].differing_lanes <= 2 * 64 / 4, "{f:?}");
-    let f = run(&b.without_host_floats(), s).unwrap();
+    let f = run(&common::vulkan().unwrap().without_host_floats(), s).unwrap();
     assert_eq!(f[0].differing_lanes, 0, "{f:?}");
-    assert!(run(&common::vulkan().unwrap(), Settings { steps: 0, ..s }).is_err());
+    let f = run(&b, Settings { waves: 1, ..s }).unwrap();
+    assert_eq!(f[0].differing_lanes, 0, "{f:?}");
+    assert!(run(&b, Settings { steps: 0, ..s }).is_err());
+    assert!(run(&b, Settings { waves: 3, ..s }).is_err());
 }
 
 #[test]

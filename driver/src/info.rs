@@ -287,6 +287,11 @@ impl DeviceInfo {
             || self.driver_name.to_ascii_lowercase().contains("llvmpipe")
     }
 
+    /// True for NVIDIA's proprietary driver.
+    pub fn is_nvidia(&self) -> bool {
+        self.driver_id == vk::DriverId::NVIDIA_PROPRIETARY.as_raw()
+    }
+
     /// The default subgroup size, when the device reports one.
     pub fn subgroup_size(&self) -> Option<u32> {
         self.subgroup.as_ref().map(|s| s.size)

@@ -142,6 +142,9 @@ enum Command {
         /// adds and multiplies go to host float instructions where those are exact.
         #[arg(long)]
         host_floats: bool,
+        /// Mark helper functions DontInline, as the vulkan backend does on NVIDIA's driver.
+        #[arg(long)]
+        call_helpers: bool,
         /// Also write the binary module to FILE (replaced atomically).
         #[arg(long, value_name = "FILE")]
         spv: Option<PathBuf>,
@@ -192,6 +195,7 @@ fn main() -> ExitCode {
             groups,
             lds,
             host_floats,
+            call_helpers,
             spv,
         } => recompile::run(&recompile::Request {
             kernel: kernel.as_deref(),
@@ -206,6 +210,7 @@ fn main() -> ExitCode {
             groups,
             lds,
             host_floats,
+            call_helpers,
         })
         .and_then(|(header, module)| {
             if let Some(path) = &spv {

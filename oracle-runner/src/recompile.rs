@@ -44,6 +44,8 @@ pub struct Request<'a> {
     pub lds: u32,
     /// Compile for a device with host float controls ([`recompiler::Shape::host_floats`]).
     pub host_floats: bool,
+    /// Keep helpers as calls ([`recompiler::Shape::call_helpers`]).
+    pub call_helpers: bool,
 }
 
 /// The header and the module.
@@ -98,6 +100,7 @@ fn bundled(r: &Request, kernel: &str) -> Result<(String, Module), String> {
     let options = recompiler::job::Options {
         shared_bytes: SHARED_BYTES,
         host_floats: r.host_floats,
+        call_helpers: r.call_helpers,
         ..Default::default()
     };
     let p = recompiler::job::prepare(&job, options).map_err(|e| match e {
@@ -152,6 +155,7 @@ fn words(r: &Request) -> Result<(String, Module), String> {
         shared_bytes: SHARED_BYTES,
         parallel: false,
         host_floats: r.host_floats,
+        call_helpers: r.call_helpers,
     };
     let m = recompiler::compile(target, &words, shape, &[])
         .map_err(|e| format!("not translated: {e}"))?;

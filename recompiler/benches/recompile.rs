@@ -110,6 +110,7 @@ fn bench(c: &mut Criterion) {
         shared_bytes: 32 << 10,
         parallel: false,
         host_floats: false,
+        call_helpers: false,
     };
     let synth = instructions(Target::Gfx1013, &words);
     let compile_bundled = || {

@@ -775,6 +775,7 @@ pub(crate) fn compile(
 ) -> Result<(Vec<u32>, bool, bool), Refusal> {
     let mut e = Emit::new();
     e.host_floats = shape.host_floats;
+    e.call_helpers = shape.call_helpers;
     let void = e.t_void();
     let fn_ty = e.b.ty(SOp::TypeFunction, &[void]);
     let u32t = e.t_u32();

@@ -41,6 +41,8 @@ pub struct Options {
     pub shared_bytes: u32,
     /// The device supports what [`Shape::host_floats`] needs.
     pub host_floats: bool,
+    /// Keep helper functions as calls on this device ([`Shape::call_helpers`]).
+    pub call_helpers: bool,
 }
 
 impl Default for Options {
@@ -49,6 +51,7 @@ impl Default for Options {
             budget: 1_000_000,
             shared_bytes: 0,
             host_floats: false,
+            call_helpers: false,
         }
     }
 }
@@ -108,6 +111,7 @@ pub fn prepare(job: &Job, options: Options) -> Result<Prepared, BackendError> {
         shared_bytes: options.shared_bytes,
         parallel: job.independent_groups,
         host_floats: options.host_floats,
+        call_helpers: options.call_helpers,
     };
     let mut memory = Vec::new();
     let mut info = vec![0u32; 16];

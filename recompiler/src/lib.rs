@@ -92,6 +92,10 @@ pub struct Shape {
     /// the float engine may then use host f32 adds and multiplies where they are exact (`sem::float`,
     /// "Host fast paths").
     pub host_floats: bool,
+    /// Helper functions (the f32 add and multiply slow paths, the memory units' address lookups) are
+    /// marked `DontInline`, so the host compiler keeps them as calls: the NVIDIA H200 runs the float bench
+    /// 1.3x faster so, lavapipe 50x slower (README, "Speed figures"). Only a hint: results are the same.
+    pub call_helpers: bool,
 }
 
 impl Shape {

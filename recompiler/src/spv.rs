@@ -127,6 +127,8 @@ pub struct Emit {
     /// Whether the float engine may use host float operations under its guards ([`Lower::host_floats`]);
     /// the module must then declare what [`Emit::declare_float_controls`] declares.
     pub host_floats: bool,
+    /// Define helpers `DontInline` ([`crate::Shape::call_helpers`]).
+    pub call_helpers: bool,
     /// The f32 type, once a host float operation used it.
     f32_type: Option<Word>,
 }
@@ -189,6 +191,7 @@ impl Emit {
             loop_sites: 0,
             outlined: Vec::new(),
             host_floats: false,
+            call_helpers: false,
             f32_type: None,
         }
     }
@@ -500,8 +503,12 @@ impl Emit {
         let mut sig = vec![ret];
         sig.extend(f.params.iter().map(|&t| self.t_of(t)));
         let fn_ty = self.b.ty(Op::TypeFunction, &sig);
-        self.b
-            .begin_function_as(f.id, ret, spirv::FunctionControl::NONE, fn_ty);
+        let control = if self.call_helpers {
+            spirv::FunctionControl::DONT_INLINE
+        } else {
+            spirv::FunctionControl::NONE
+        };
+        self.b.begin_function_as(f.id, ret, control, fn_ty);
         let params: Vec<Sv> = f
             .params
             .iter()

@@ -36,6 +36,7 @@ fn every_emitted_module_validates() {
             }
             for (shared, host_floats) in [(0, false), (32768, false), (32768, true)] {
                 let options = Options {
+                    call_helpers: host_floats,
                     shared_bytes: shared,
                     host_floats,
                     ..Options::default()
@@ -97,6 +98,7 @@ fn disassembly_names_the_entry_point_and_rejects_what_is_not_spirv() {
         shared_bytes: 32768,
         parallel: false,
         host_floats: false,
+        call_helpers: false,
     };
     // v_mov_b32 v1, 5; s_endpgm
     let m = recompiler::compile(
