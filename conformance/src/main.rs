@@ -139,6 +139,10 @@ enum Sub {
         /// Compile the guest kernel without the float engine's host fast paths (what they gain).
         #[arg(long)]
         no_host_floats: bool,
+        /// Let the driver inline the recompiler's helper functions even where the backend keeps them as
+        /// calls (NVIDIA), to measure what the calls gain.
+        #[arg(long)]
+        inline_helpers: bool,
         /// Runs of each version; the fastest counts.
         #[arg(long, default_value_t = 5)]
         repeats: u32,
@@ -357,6 +361,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             turns,
             steps,
             no_host_floats,
+            inline_helpers,
             repeats,
             check_groups,
             special_every,
@@ -365,6 +370,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             return bench_gpu(
                 &backend,
                 no_host_floats,
+                inline_helpers,
                 conformance::bench_gpu::Settings {
                     groups,
                     turns,
@@ -544,6 +550,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
 fn bench_gpu(
     backend: &str,
     no_host_floats: bool,
+    inline_helpers: bool,
     s: conformance::bench_gpu::Settings,
 ) -> Result<ExitCode, String> {
     let selector =
@@ -558,17 +565,23 @@ fn bench_gpu(
     } else {
         b
     };
+    let b = if inline_helpers {
+        b.inlining_helpers()
+    } else {
+        b
+    };
     let figures = conformance::bench_gpu::run(&b, s)?;
     let base = figures[0].best.as_secs_f64();
     let ops = f64::from(s.groups) * 64.0 * f64::from(s.turns) * f64::from(s.steps) * 8.0;
     out::print(&format!(
-        "bench-gpu on {}: {} workgroups x 64 lanes, {} turns of {} steps ({:.3e} float operations), host fast paths {}, special lanes {}, fastest of {}; {} workgroups checked against the model\n",
+        "bench-gpu on {}: {} workgroups x 64 lanes, {} turns of {} steps ({:.3e} float operations), host fast paths {}, helper calls {}, special lanes {}, fastest of {}; {} workgroups checked against the model\n",
         b.device_name(),
         s.groups,
         s.turns,
         s.steps,
         ops,
         if no_host_floats { "off" } else { "on" },
+        if b.calls_helpers() { "kept" } else { "inlined" },
         if s.special_every == 0 {
             "none".to_string()
         } else {

@@ -76,6 +76,18 @@ impl VulkanBackend {
         self
     }
 
+    /// Lets the driver inline the recompiler's helpers where [`call_helpers`] would keep them as calls, to
+    /// measure what the calls gain.
+    pub fn inlining_helpers(mut self) -> VulkanBackend {
+        self.options.call_helpers = false;
+        self
+    }
+
+    /// Whether compiled modules keep their helpers as calls.
+    pub fn calls_helpers(&self) -> bool {
+        self.options.call_helpers
+    }
+
     /// Sets the instruction budget of each wave (default: the model's 1,000,000).
     pub fn with_budget(mut self, budget: u32) -> VulkanBackend {
         self.options.budget = budget;

@@ -93,8 +93,9 @@ pub struct Shape {
     /// "Host fast paths").
     pub host_floats: bool,
     /// Helper functions (the f32 add and multiply slow paths, the memory units' address lookups) are
-    /// marked `DontInline`, so the host compiler keeps them as calls: the NVIDIA H200 runs the float bench
-    /// 1.3x faster so, lavapipe 50x slower (README, "Speed figures"). Only a hint: results are the same.
+    /// marked `DontInline`, so the host compiler keeps them as calls. With calls the NVIDIA H200 runs the
+    /// float bench 1.3x faster and lavapipe 50x slower (README, "Speed figures"). Only a hint: results are
+    /// the same.
     pub call_helpers: bool,
 }
 
