@@ -247,6 +247,21 @@ const FLOAT16_OPS: &str = "v_lshlrev_b32 v1, 4, v0\n\
     buffer_store_dwordx4 v[28:31], v1, s[4:7], 0 offen offset:32\n\
     buffer_store_dwordx4 v[32:35], v1, s[4:7], 0 offen offset:48\ns_endpgm";
 
+/// A loop of one block (so the recompiler runs it speculatively): products and sums that drift into
+/// denormals, zeros, infinities and NaNs at different turns in different lanes, so some turns of some
+/// lanes fail a host guard and run again exactly, while EXEC changes every turn (the rerun must start
+/// from the turn's EXEC) and a scalar counter ends the loop after 24 turns. The branch goes back 11 words.
+const FLOAT_LOOP: &str = "v_lshlrev_b32 v1, 4, v0\n\
+    buffer_load_dwordx4 v[10:13], v1, s[0:3], 0 offen\ns_waitcnt vmcnt(0)\n\
+    v_mov_b32 v20, v10\nv_mov_b32 v21, v11\nv_mov_b32 v22, v12\nv_mov_b32 v23, v13\n\
+    v_mov_b32 v24, v10\nv_mov_b32 v25, v11\ns_movk_i32 s20, 24\ns_mov_b32 s30, 0x55555555\n\
+    v_mul_f32 v20, v20, v11\nv_add_f32 v21, v21, v20\nv_mul_f32 v22, v22, v12\n\
+    v_add_f32_e64 v23, -|v23|, v13\nv_mac_f32 v24, v20, v11\nv_mul_legacy_f32 v25, v25, v12\n\
+    s_xor_b32 exec_lo, exec_lo, s30\ns_sub_u32 s20, s20, 1\ns_cmp_lg_u32 s20, 0\ns_cbranch_scc1 -11\n\
+    s_mov_b32 exec_lo, -1\nv_lshlrev_b32 v1, 6, v0\n\
+    buffer_store_dwordx4 v[20:23], v1, s[4:7], 0 offen\n\
+    buffer_store_dwordx4 v[24:27], v1, s[4:7], 0 offen offset:16\ns_endpgm";
+
 /// Runs `src` on 256 lanes of special and random operands (`special` words and random ones biased to the
 /// exponent extremes) in every `(FLOAT_MODE, IEEE, FP16_OVFL)` of `modes`, on vulkan and the model, and
 /// compares the first `results` output words of every lane.
@@ -342,6 +357,31 @@ fn f32_arithmetic_matches_the_model_in_every_float_mode() {
         (0xc3, true, false),
     ];
     float_kernel_matches(FLOAT_OPS, &special, &modes, 16);
+}
+
+#[test]
+fn a_speculative_float_loop_matches_the_model_in_every_float_mode() {
+    let special = [
+        0u32,
+        0x8000_0000,
+        1,
+        0x807f_ffff,
+        0x0080_0000,
+        0x3f00_0000,
+        0x4000_0000,
+        0x7f7f_ffff,
+        0x7f80_0000,
+        0x7fc0_0000,
+        0x7fa0_0001,
+    ];
+    let modes = [
+        (0xc0u8, false, false),
+        (0xf0, true, false),
+        (0xf1, false, false),
+        (0x30, true, false),
+        (0xc3, true, false),
+    ];
+    float_kernel_matches(FLOAT_LOOP, &special, &modes, 8);
 }
 
 #[test]

@@ -17,6 +17,14 @@
 //! workgroup-memory area (three slots used in turn, so a segment reads one while it publishes into the next).
 //! Nothing depends on the host's subgroup size: lavapipe's 8-wide subgroups run wave64 exactly.
 //!
+//! A block that branches back to itself and holds nothing that cuts it (the hot loop of most kernels) is
+//! a loop of its own inside its case, so the dispatcher's switch is not in the loop and the host compiler
+//! sees what the body leaves unwritten as loop invariants. When its instructions are scalar and vector
+//! ALU only, it runs **speculatively**: every f32 add and multiply takes the host instruction unguarded
+//! and ands its exactness guard into one flag; a lane whose flag fell restores the registers and
+//! variables the block can write and runs the block again on the exact per-instruction path
+//! ([`sem::float`], "Host fast paths"). The hot loop then has no branch per float instruction.
+//!
 //! Lane masks (compare results, carry-outs) are ballots: each lane sets its bit with an atomic or into a
 //! per-wave word of the exchange slot, which is cleared two exchanges ahead of its next use.
 //!

@@ -127,6 +127,11 @@ pub struct Emit {
     /// Whether the float engine may use host float operations under its guards ([`Lower::host_floats`]);
     /// the module must then declare what [`Emit::declare_float_controls`] declares.
     pub host_floats: bool,
+    /// While a segment runs speculatively ([`Lower::unless`]): the function variable (a bool) that every
+    /// host fast path's guard is and-ed into instead of branching to its integer path.
+    pub speculate: Option<Word>,
+    /// A guard was and-ed into [`Emit::speculate`] since it was last cleared.
+    pub speculated: bool,
     /// Define helpers `DontInline` ([`crate::Shape::call_helpers`]).
     pub call_helpers: bool,
     /// The f32 type, once a host float operation used it.
@@ -191,6 +196,8 @@ impl Emit {
             loop_sites: 0,
             outlined: Vec::new(),
             host_floats: false,
+            speculate: None,
+            speculated: false,
             call_helpers: false,
             f32_type: None,
         }
@@ -1038,6 +1045,13 @@ impl Lower for Emit {
     fn unless(&mut self, c: Sv, fast: Sv, slow: impl FnOnce(&mut Self) -> Sv) -> Sv {
         if let Some(k) = self.known(c) {
             return if k.b() { fast } else { slow(self) };
+        }
+        if let Some(flag) = self.speculate {
+            self.speculated = true;
+            let f = self.load(flag, Ty::Bool);
+            let n = self.band(f, c);
+            self.store(flag, n);
+            return fast;
         }
         // A function variable, not a phi: the slow path may open blocks of its own.
         let var = self.local(fast.ty);

@@ -39,6 +39,12 @@
 //!   and which an f64 product would get right only on a device whose f64 is correctly rounded. An exact
 //!   f32-only FMA (Dekker's product and a round-to-odd sum) is the next candidate. f16 stays integer too.
 //!
+//! - In a speculative block (the crate docs, "Execution model") the guards of all the block's host
+//!   operations are and-ed into one flag instead of each branching to its integer path; a lane whose flag
+//!   fell runs the whole block again, from its saved state, with the per-operation choice above. A lane
+//!   whose guards all held computed every result exactly by the argument above, so the lane's state is
+//!   the engine's either way.
+//!
 //! [`crate::audit`] checks that the emitted float instructions are only these.
 
 use crate::lower::{Bin, Cmp, HostF, Lower, SoftF, Ty, Un};
