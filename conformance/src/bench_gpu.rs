@@ -67,6 +67,9 @@ pub struct Figure {
     pub best: Duration,
     /// Lanes of the checked workgroups whose four results differ from the model's.
     pub differing_lanes: u32,
+    /// What the driver reported about the version's pipeline (register count and the like), where the
+    /// device offers VK_KHR_pipeline_executable_properties.
+    pub statistics: Vec<driver::Statistic>,
 }
 
 /// The guest kernel: load four dwords per lane, the chains, store them.
@@ -208,22 +211,27 @@ pub fn run(backend: &VulkanBackend, s: Settings) -> Result<Vec<Figure>, String> 
             .count() as u32
     };
     let mut figures = Vec::new();
+    // Register counts explain figures (occupancy); capturing them does not change the code.
+    backend.context().set_capture_statistics(true);
     // The recompiled guest kernel.
     let job = guest_job(&words, s.groups * per, threads, &data);
     let mut best = Duration::MAX;
     let mut last = None;
+    let mut statistics = Vec::new();
     for _ in 0..s.repeats {
-        let (out, t) = backend
+        let (out, t, st) = backend
             .run_timed(&job)
             .map_err(|e| format!("recompiled: {e}"))?;
         best = best.min(t);
         last = Some(out);
+        statistics = st;
     }
     let got = last.as_ref().and_then(|o| o.array("out")).unwrap_or(&[]);
     figures.push(Figure {
         name: "recompiled guest kernel",
         best,
         differing_lanes: differing(got),
+        statistics,
     });
     // The GLSL versions.
     let input = dwords_to_bytes(&data.concat());
@@ -239,6 +247,7 @@ pub fn run(backend: &VulkanBackend, s: Settings) -> Result<Vec<Figure>, String> 
         ];
         let mut best = Duration::MAX;
         let mut got = Vec::new();
+        let mut statistics = Vec::new();
         for _ in 0..s.repeats {
             let r = backend
                 .context()
@@ -254,11 +263,13 @@ pub fn run(backend: &VulkanBackend, s: Settings) -> Result<Vec<Figure>, String> 
                 .map_err(|e| format!("{name}: {e}"))?;
             best = best.min(r.elapsed);
             got = bytes_to_dwords(r.buffers[1].as_deref().unwrap_or(&[]));
+            statistics = r.statistics;
         }
         figures.push(Figure {
             name,
             best,
             differing_lanes: differing(&got),
+            statistics,
         });
     }
     Ok(figures)

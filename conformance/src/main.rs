@@ -603,6 +603,18 @@ fn bench_gpu(
         ))?;
         bad |= i < 2 && f.differing_lanes != 0;
     }
+    for f in figures.iter().filter(|f| !f.statistics.is_empty()) {
+        let list: Vec<String> = f
+            .statistics
+            .iter()
+            .map(|st| format!("{} {}", st.name, st.value))
+            .collect();
+        out::print(&format!(
+            "  driver on the {}: {}\n",
+            f.name,
+            list.join(", ")
+        ))?;
+    }
     Ok(if bad {
         ExitCode::from(1)
     } else {

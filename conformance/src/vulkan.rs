@@ -121,8 +121,12 @@ impl VulkanBackend {
         &self.ctx
     }
 
-    /// [`Backend::run`] and the dispatch's time (submission to fence, without pipeline creation).
-    pub fn run_timed(&self, job: &Job) -> Result<(JobOutput, Duration), BackendError> {
+    /// [`Backend::run`], the dispatch's time (submission to fence, without pipeline creation) and what
+    /// the driver reported about the pipeline ([`driver::JobResult::statistics`]).
+    pub fn run_timed(
+        &self,
+        job: &Job,
+    ) -> Result<(JobOutput, Duration, Vec<driver::Statistic>), BackendError> {
         let p = prepare(job, self.options)?;
         let info: Vec<u8> = p.info.iter().flat_map(|w| w.to_le_bytes()).collect();
         let status_bytes = 4 * p.module.status_words as u64;
@@ -167,7 +171,8 @@ impl VulkanBackend {
             .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
             .collect();
         let limit = (self.timeout != Duration::MAX).then_some(self.timeout);
-        Ok((p.finish(job, memory, &status, r.elapsed, limit)?, r.elapsed))
+        let out = p.finish(job, memory, &status, r.elapsed, limit)?;
+        Ok((out, r.elapsed, r.statistics))
     }
 }
 
@@ -177,7 +182,7 @@ impl Backend for VulkanBackend {
     }
 
     fn run(&self, job: &Job) -> Result<JobOutput, BackendError> {
-        self.run_timed(job).map(|(out, _)| out)
+        self.run_timed(job).map(|(out, _, _)| out)
     }
 }
 

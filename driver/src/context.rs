@@ -1,5 +1,6 @@
 //! [`Context`]: an open device that runs [`ComputeJob`]s.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, PoisonError};
 
 use ash::vk;
@@ -190,6 +191,10 @@ pub struct Context {
     info: DeviceInfo,
     validation: bool,
     staged: bool,
+    /// VK_KHR_pipeline_executable_properties is enabled.
+    statistics_offered: bool,
+    /// New pipelines capture their statistics ([`Context::set_capture_statistics`]).
+    capture: AtomicBool,
     inner: Mutex<Inner>,
 }
 
@@ -319,6 +324,17 @@ impl Context {
             // Required by the spec wherever the device offers it (MoltenVK).
             extensions.push(portability.as_ptr());
         }
+        // Enabled wherever offered: it costs nothing until a pipeline asks to capture statistics.
+        let statistics_offered = facts
+            .extensions
+            .contains(ash::khr::pipeline_executable_properties::NAME);
+        let mut executable_info =
+            vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR::default()
+                .pipeline_executable_info(true);
+        if statistics_offered {
+            extensions.push(ash::khr::pipeline_executable_properties::NAME.as_ptr());
+            f2 = f2.push_next(&mut executable_info);
+        }
         let priorities = [1.0f32];
         let queues = [vk::DeviceQueueCreateInfo::default()
             .queue_family_index(family)
@@ -410,8 +426,19 @@ impl Context {
             info,
             validation,
             staged,
+            statistics_offered,
+            capture: AtomicBool::new(false),
             inner: Mutex::new(inner),
         })
+    }
+
+    /// Whether pipelines made from now on capture the driver's statistics about them (register count,
+    /// binary size: [`JobResult::statistics`]). Returns whether the device can (it offers
+    /// VK_KHR_pipeline_executable_properties); a pipeline is captured or not when it is first made,
+    /// and the cache keeps the two apart.
+    pub fn set_capture_statistics(&self, on: bool) -> bool {
+        self.capture.store(on, Ordering::Relaxed);
+        self.statistics_offered
     }
 
     /// The device this Context runs on, with [`DeviceInfo::enabled_features`] set.
@@ -589,6 +616,7 @@ impl Context {
                 push_size: u32::try_from(push_size).unwrap_or(u32::MAX),
                 subgroup_size: job.required_subgroup_size,
                 full_subgroups,
+                capture_statistics: self.statistics_offered && self.capture.load(Ordering::Relaxed),
             },
             sizes,
             push,

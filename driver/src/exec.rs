@@ -195,9 +195,9 @@ impl Inner {
         let cached = self
             .cache
             .get(&checked.key)
-            .map(|p| (p.set_layout, p.layout, p.pipeline));
-        let (set_layout, layout, pipeline) = match cached {
-            Some(handles) => handles,
+            .map(|p| ((p.set_layout, p.layout, p.pipeline), p.statistics.clone()));
+        let ((set_layout, layout, pipeline), statistics) = match cached {
+            Some(found) => found,
             None => {
                 let instance = self
                     .instance
@@ -206,8 +206,9 @@ impl Inner {
                 let (made, w) = pipeline::create(&self.device, instance, &checked.key)?;
                 warnings.extend(w);
                 let handles = (made.set_layout, made.layout, made.pipeline);
+                let statistics = made.statistics.clone();
                 resources.pipeline = self.cache.insert(&self.device, checked.key.clone(), made);
-                handles
+                (handles, statistics)
             }
         };
 
@@ -497,6 +498,7 @@ impl Inner {
             buffers: out,
             elapsed,
             warnings,
+            statistics,
         })
     }
 

@@ -84,4 +84,20 @@ pub struct JobResult {
     /// Validation-layer warnings reported during the job (empty without validation). Errors
     /// fail the job with [`crate::DriverError::Validation`] instead.
     pub warnings: Vec<String>,
+    /// What the driver reported about the job's pipeline when it was created
+    /// (VK_KHR_pipeline_executable_properties, with [`crate::Context::set_capture_statistics`] on):
+    /// register count, binary size and the like, per executable. Empty where the device does not offer
+    /// the extension or capture was off when the pipeline was made.
+    pub statistics: Vec<Statistic>,
+}
+
+/// One statistic a driver reports about a pipeline executable.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Statistic {
+    /// The executable's name (one compute shader: "CS" on NVIDIA's driver).
+    pub executable: String,
+    /// The statistic's name, as the driver gives it ("Register Count").
+    pub name: String,
+    /// Its value, as text (an integer, a float or true/false).
+    pub value: String,
 }

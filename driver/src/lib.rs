@@ -176,4 +176,4 @@ pub use info::{
     ApiVersion, ComputeLimits, DeviceInfo, DeviceType, Features, FloatControls, Independence,
     PerWidth, SubgroupInfo, SubgroupOperations, SubgroupSizeControl,
 };
-pub use job::{BufferSpec, ComputeJob, Init, JobResult};
+pub use job::{BufferSpec, ComputeJob, Init, JobResult, Statistic};

@@ -20,6 +20,8 @@ pub(crate) struct PipelineKey {
     pub push_size: u32,
     pub subgroup_size: Option<u32>,
     pub full_subgroups: bool,
+    /// Create with VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR and read the statistics back.
+    pub capture_statistics: bool,
 }
 
 /// A compute pipeline and the layouts it was made with.
@@ -28,6 +30,8 @@ pub(crate) struct Pipeline {
     pub set_layout: vk::DescriptorSetLayout,
     pub layout: vk::PipelineLayout,
     pub pipeline: vk::Pipeline,
+    /// What the driver reported about it ([`PipelineKey::capture_statistics`]).
+    pub statistics: Vec<crate::Statistic>,
     last_used: u64,
 }
 
@@ -153,8 +157,14 @@ pub(crate) fn create(
     if key.full_subgroups {
         stage = stage.flags(vk::PipelineShaderStageCreateFlags::REQUIRE_FULL_SUBGROUPS);
     }
+    let flags = if key.capture_statistics {
+        vk::PipelineCreateFlags::CAPTURE_STATISTICS_KHR
+    } else {
+        vk::PipelineCreateFlags::empty()
+    };
     let create_info = [vk::ComputePipelineCreateInfo::default()
         .stage(stage)
+        .flags(flags)
         .layout(layout)];
     // SAFETY: module, layout and every chained struct are live; one create info, so at most
     // one pipeline comes back.
@@ -188,10 +198,16 @@ pub(crate) fn create(
             "vkCreateComputePipelines succeeded without a pipeline".into(),
         ));
     };
+    let statistics = if key.capture_statistics {
+        statistics(device, instance, pipeline)
+    } else {
+        Vec::new()
+    };
     let made = Pipeline {
         set_layout,
         layout,
         pipeline,
+        statistics,
         last_used: 0,
     };
     let (error, messages) = split(instance.take_messages());
@@ -274,4 +290,54 @@ impl PipelineCache {
             p.destroy(device);
         }
     }
+}
+
+/// The statistics the driver captured for `pipeline` (created with the capture flag on a device with
+/// VK_KHR_pipeline_executable_properties enabled); a query that fails gives what came before it.
+fn statistics(
+    device: &ash::Device,
+    instance: &Instance,
+    pipeline: vk::Pipeline,
+) -> Vec<crate::Statistic> {
+    let ext = ash::khr::pipeline_executable_properties::Device::new(&instance.instance, device);
+    let info = vk::PipelineInfoKHR::default().pipeline(pipeline);
+    // SAFETY: the pipeline is live and was created with the capture flag on a device that enabled
+    // the extension and its feature.
+    let Ok(executables) = (unsafe { ext.get_pipeline_executable_properties(&info) }) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (i, e) in executables.iter().enumerate() {
+        let executable = e
+            .name_as_c_str()
+            .map_or_else(|_| format!("#{i}"), |n| n.to_string_lossy().into_owned());
+        let which = vk::PipelineExecutableInfoKHR::default()
+            .pipeline(pipeline)
+            .executable_index(i as u32);
+        // SAFETY: as above; `i` is an index the driver returned.
+        let Ok(stats) = (unsafe { ext.get_pipeline_executable_statistics(&which) }) else {
+            continue;
+        };
+        for st in stats {
+            use vk::PipelineExecutableStatisticFormatKHR as F;
+            // SAFETY: the union member read is the one `format` names.
+            let value = unsafe {
+                match st.format {
+                    F::BOOL32 => (st.value.b32 != 0).to_string(),
+                    F::INT64 => st.value.i64.to_string(),
+                    F::UINT64 => st.value.u64.to_string(),
+                    _ => st.value.f64.to_string(),
+                }
+            };
+            let name = st
+                .name_as_c_str()
+                .map_or_else(|_| "?".into(), |n| n.to_string_lossy().into_owned());
+            out.push(crate::Statistic {
+                executable: executable.clone(),
+                name,
+                value,
+            });
+        }
+    }
+    out
 }

@@ -299,3 +299,27 @@ fn threads_share_one_context() {
     assert_eq!(ctx.cached_pipelines(), 1);
     ctx.close().unwrap();
 }
+
+#[test]
+fn statistics_come_back_only_where_the_device_offers_them() {
+    let Some(spirv) = assemble(TRIPLE) else {
+        return;
+    };
+    let Some(ctx) = lavapipe() else { return };
+    let input = words_to_bytes(&[1, 2, 3, 4]);
+    let buffers = [BufferSpec::input(&input), BufferSpec::output(16)];
+    let pc = push(1, 4);
+    // Off by default: nothing captured.
+    let r = ctx.run(&job(&spirv, &buffers, &pc)).unwrap();
+    assert!(r.statistics.is_empty());
+    let offered = ctx.set_capture_statistics(true);
+    let r = ctx.run(&job(&spirv, &buffers, &pc)).unwrap();
+    assert_eq!(
+        bytes_to_words(r.buffers[1].as_ref().unwrap()),
+        expect(&[1, 2, 3, 4], 1)
+    );
+    // A pipeline made with capture on is a different cache entry: it reports, where the device can.
+    assert_eq!(!r.statistics.is_empty(), offered, "{:?}", r.statistics);
+    assert!(r.warnings.is_empty(), "validation: {:?}", r.warnings);
+    ctx.close().unwrap();
+}
