@@ -2,6 +2,9 @@
 //! tools) can check it without a GPU.
 //!
 //! - [`codeobj`]: the HSA code object writer (ELF for ROCr, one kernel, its descriptor and metadata).
+//! - [`hsa`]: the ROCr runtime loaded at run time (`libloading`), its agents, and what is missing when it
+//!   cannot run.
 #![deny(missing_docs)]
 
 pub mod codeobj;
+pub mod hsa;

@@ -9,6 +9,8 @@
 //! - `oracle recompile --kernel NAME` (a bundled kernel, compiled for its first dispatch) or `oracle
 //!   recompile WORD...` / `--file PATH` prints the SPIR-V the `vulkan` backend runs, as text; `--spv FILE`
 //!   writes the binary module too.
+//! - `oracle agents [--hsa-lib PATH]` lists the agents the ROCr runtime sees (loaded at run time), or says
+//!   what is missing: the library, the kernel driver (`/dev/kfd`), an RDNA GPU agent.
 //! - `oracle completions SHELL` prints a shell completion script.
 //!
 //! Exit status: 0 on success; 1 when `disasm` met words that are no instruction (each one is a warning on
@@ -149,6 +151,15 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         spv: Option<PathBuf>,
     },
+    /// List the agents the ROCr (HSA) runtime sees and which are RDNA GPUs `collect --backend hsa` can
+    /// measure: what an RDNA owner checks first. Exit 2, saying why, when the runtime library, the kernel
+    /// driver (/dev/kfd) or an RDNA GPU agent is missing.
+    Agents {
+        /// The runtime library file (default: $ORACLE_HSA_LIB, else libhsa-runtime64.so.1 from the system
+        /// loader's search path).
+        #[arg(long, value_name = "PATH")]
+        hsa_lib: Option<PathBuf>,
+    },
     /// Print a completion script for SHELL on stdout (e.g. `oracle completions bash >
     /// /etc/bash_completion.d/oracle`).
     Completions {
@@ -223,6 +234,7 @@ fn main() -> ExitCode {
             out::print(&format!("{header}{text}\n"))?;
             Ok(ExitCode::SUCCESS)
         }),
+        Command::Agents { hsa_lib } => agents(hsa_lib.as_deref()),
         Command::Completions { shell } => {
             let mut script = Vec::new();
             clap_complete::generate(shell, &mut Cli::command(), "oracle", &mut script);
@@ -409,6 +421,36 @@ fn join(dirs: &[PathBuf]) -> String {
         .collect::<Vec<_>>()
         .join(", ")
 }
+
+/// `oracle agents`.
+fn agents(lib: Option<&std::path::Path>) -> Result<ExitCode, String> {
+    use oracle_runner::hsa;
+    let path = hsa::library_path(lib);
+    let rt = hsa::Runtime::load(&path).map_err(|e| e.to_string())?;
+    let session = rt.init().map_err(|e| e.to_string())?;
+    let (major, minor) = session.version().map_err(|e| e.to_string())?;
+    let all = session.agents().map_err(|e| e.to_string())?;
+    let mut text = format!("ROCr {major}.{minor} ({})\n", rt.path().display());
+    for a in &all {
+        let kind = if a.is_rdna() {
+            "RDNA GPU: oracle can measure it"
+        } else if a.gpu {
+            "GPU, not RDNA (gfx10)"
+        } else {
+            "CPU"
+        };
+        let product = if a.product.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", a.product)
+        };
+        let _ = writeln!(text, "  {}{product}, {}: {kind}", a.name, a.vendor);
+    }
+    out::print(&text)?;
+    session.rdna_agents().map_err(|e| e.to_string())?;
+    Ok(ExitCode::SUCCESS)
+}
+
 
 #[cfg(test)]
 mod tests {

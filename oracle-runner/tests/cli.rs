@@ -449,3 +449,79 @@ fn recompile_errors_name_what_is_wrong() {
         assert!(err.contains(want), "{args:?}: {err}");
     }
 }
+
+#[test]
+fn agents_names_a_missing_runtime_library() {
+    let out = oracle(&["agents", "--hsa-lib", "/nonexistent/libhsa-runtime64.so.1"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("`/nonexistent/libhsa-runtime64.so.1` could not be loaded")
+            && err.contains("apt install libhsa-runtime64-1")
+            && err.contains("--hsa-lib"),
+        "{err}"
+    );
+    // The environment variable chooses the file when the flag does not.
+    let out = Command::new(env!("CARGO_BIN_EXE_oracle"))
+        .arg("agents")
+        .env("ORACLE_HSA_LIB", "/nonexistent/other.so")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("`/nonexistent/other.so`"), "{err}");
+    // A library that is no ROCr runtime is named with the function it lacks.
+    let libc = [
+        "/lib/x86_64-linux-gnu/libc.so.6",
+        "/usr/lib/x86_64-linux-gnu/libc.so.6",
+    ]
+    .into_iter()
+    .find(|p| std::path::Path::new(p).exists());
+    if let Some(libc) = libc {
+        let out = oracle(&["agents", "--hsa-lib", libc]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(
+            err.contains("is not a usable ROCr runtime") && err.contains("hsa_init"),
+            "{err}"
+        );
+    }
+}
+
+#[test]
+fn agents_without_an_amd_gpu_says_why() {
+    // Debian's libhsa-runtime64-1 (CI installs it); on a machine with an RDNA GPU this test has nothing to
+    // show.
+    let lib = "/usr/lib/x86_64-linux-gnu/libhsa-runtime64.so.1";
+    if !std::path::Path::new(lib).exists() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI needs Debian's libhsa-runtime64-1"
+        );
+        eprintln!("NOTE: {lib} is not installed; skipping");
+        return;
+    }
+    let out = oracle(&["agents", "--hsa-lib", lib]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    if out.status.success() {
+        eprintln!(
+            "NOTE: this machine has an RDNA GPU: {}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+        return;
+    }
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    if std::path::Path::new("/dev/kfd").exists() {
+        assert!(
+            err.contains("no GPU agent")
+                || err.contains("no RDNA")
+                || err.contains("hsa_init failed"),
+            "{err}"
+        );
+    } else {
+        assert!(
+            err.contains("no AMD GPU kernel driver: /dev/kfd does not exist"),
+            "{err}"
+        );
+    }
+}
