@@ -451,7 +451,6 @@ fn agents(lib: Option<&std::path::Path>) -> Result<ExitCode, String> {
     Ok(ExitCode::SUCCESS)
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;

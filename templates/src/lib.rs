@@ -1,0 +1,655 @@
+//! What to measure: measurement templates, their operand classes and their float-mode matrix.
+//!
+//! A template is a TOML file: a kernel body in the `oracle-v1` ABI (DESIGN.md, "Kernel ABIs": each lane's
+//! four input dwords arrive in v4..v7, the body writes up to sixteen output dwords to v10..v25, which start at
+//! 0), the operands it is measured with, the float modes and wave sizes, and how each output column is
+//! compared. [`Template::cases`] expands it into dispatches: every combination of operands (cartesian or
+//! zipped), in every mode and wave size, cut into dispatches of at most [`Template::lanes`] lanes.
+//!
+//! ```toml
+//! name = "f32-add"
+//! settles = ["nan.select.first_source"]   # rules of reference_model::rules it would measure
+//! about = "v_add_f32 over the f32 special classes"
+//! body = "v_add_f32 v10, v4, v5"          # assembly (llvm-mc syntax) or `words = ["...", ...]`
+//! outputs = 1
+//! compare = ["x"]                          # per output column: x exact, n NaN-tolerant, - unchecked
+//! waves = [32]
+//! combine = "cartesian"                    # or "zip"
+//! operands = [["f32"], ["f32", "random:64:7"]]   # one list of classes per input dword
+//!
+//! [modes]                                  # a matrix; or `modes = ["c0/0/1/0", ...]`
+//! round = [0, 3]                           # both round fields
+//! denorm = [0, 3]                          # both denormal fields
+//! ieee = [false, true]
+//! ```
+//!
+//! Operand classes ([`class_values`]): `f32` (the 14 f32 classes: +-0, +-1, +-inf, +-smallest denormal,
+//! quiet and signalling NaNs of both signs with payloads), `f16` (the same 14 in the low half; `f16x2` in
+//! both halves), `f64lo`/`f64hi` (the f64 classes' halves, zipped in pairs of input dwords), `int` (0, 1, -1,
+//! the extremes of i32 and u32, the sign bit, alternating bits), `shift` (0..63 and 64..), and
+//! `random:N:SEED` (N dwords of a fixed xorshift stream). Parse errors name the file, line and column.
+#![deny(missing_docs)]
+
+use serde::Deserialize;
+use std::fmt;
+
+/// The f32 special classes: +-0, +-1, +-inf, +-smallest denormal, +-largest denormal, quiet NaNs of both signs
+/// (one with a payload) and signalling NaNs of both signs with payloads.
+pub const F32_CLASSES: [u32; 14] = [
+    0x0000_0000,
+    0x8000_0000,
+    0x3f80_0000,
+    0xbf80_0000,
+    0x7f80_0000,
+    0xff80_0000,
+    0x0000_0001,
+    0x8000_0001,
+    0x007f_ffff,
+    0x807f_ffff,
+    0x7fc0_0000,
+    0xffc1_2345,
+    0x7f80_0001,
+    0xffa1_2345,
+];
+
+/// The f16 special classes, as [`F32_CLASSES`] in half precision.
+pub const F16_CLASSES: [u16; 14] = [
+    0x0000, 0x8000, 0x3c00, 0xbc00, 0x7c00, 0xfc00, 0x0001, 0x8001, 0x03ff, 0x83ff, 0x7e00, 0xfe12,
+    0x7c01, 0xfd23,
+];
+
+/// The f64 special classes, as [`F32_CLASSES`] in double precision.
+pub const F64_CLASSES: [u64; 14] = [
+    0x0000_0000_0000_0000,
+    0x8000_0000_0000_0000,
+    0x3ff0_0000_0000_0000,
+    0xbff0_0000_0000_0000,
+    0x7ff0_0000_0000_0000,
+    0xfff0_0000_0000_0000,
+    0x0000_0000_0000_0001,
+    0x8000_0000_0000_0001,
+    0x000f_ffff_ffff_ffff,
+    0x800f_ffff_ffff_ffff,
+    0x7ff8_0000_0000_0000,
+    0xfff8_0000_0001_2345,
+    0x7ff0_0000_0000_0001,
+    0xfff4_0000_0001_2345,
+];
+
+/// Integer edge classes.
+pub const INT_CLASSES: [u32; 10] = [
+    0,
+    1,
+    0xffff_ffff,
+    0x7fff_ffff,
+    0x8000_0000,
+    0x8000_0001,
+    0x5555_5555,
+    0xaaaa_aaaa,
+    0x0000_ffff,
+    0xffff_0000,
+];
+
+/// Why a template is not usable.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Error {
+    /// The file (or the bundled template's name).
+    pub file: String,
+    /// 1-based line and column, where the TOML parser knows them.
+    pub at: Option<(usize, usize)>,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.at {
+            Some((l, c)) => write!(f, "{}:{l}:{c}: {}", self.file, self.message),
+            None => write!(f, "{}: {}", self.file, self.message),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// A float mode: the FLOAT_MODE byte (round32 bits 1:0, round16/64 3:2, denorm32 5:4, denorm16/64 7:6),
+/// IEEE_MODE, DX10_CLAMP and FP16_OVFL.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Mode {
+    /// The FLOAT_MODE byte.
+    pub float_mode: u8,
+    /// IEEE_MODE.
+    pub ieee: bool,
+    /// DX10_CLAMP.
+    pub dx10_clamp: bool,
+    /// FP16_OVFL.
+    pub fp16_ovfl: bool,
+}
+
+impl Mode {
+    /// The PS5 titles' mode, `c0/0/1/0`.
+    pub const TITLE: Mode = Mode {
+        float_mode: 0xc0,
+        ieee: false,
+        dx10_clamp: true,
+        fp16_ovfl: false,
+    };
+
+    /// Parses `c0/0/1/0` (FLOAT_MODE in hex, then IEEE_MODE, DX10_CLAMP, FP16_OVFL as 0 or 1).
+    pub fn parse(text: &str) -> Result<Mode, String> {
+        let parts: Vec<&str> = text.split('/').collect();
+        let bit = |s: &str, what: &str| match s {
+            "0" => Ok(false),
+            "1" => Ok(true),
+            _ => Err(format!("mode `{text}`: {what} must be 0 or 1, not `{s}`")),
+        };
+        match parts.as_slice() {
+            [f, i, d, o] if f.len() == 2 => Ok(Mode {
+                float_mode: u8::from_str_radix(f, 16).map_err(|_| {
+                    format!("mode `{text}`: FLOAT_MODE `{f}` is not two hex digits")
+                })?,
+                ieee: bit(i, "IEEE_MODE")?,
+                dx10_clamp: bit(d, "DX10_CLAMP")?,
+                fp16_ovfl: bit(o, "FP16_OVFL")?,
+            }),
+            _ => Err(format!(
+                "mode `{text}` is not FLOAT_MODE/IEEE/DX10_CLAMP/FP16_OVFL, e.g. c0/0/1/0"
+            )),
+        }
+    }
+}
+
+impl fmt::Display for Mode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{:02x}/{}/{}/{}",
+            self.float_mode, self.ieee as u8, self.dx10_clamp as u8, self.fp16_ovfl as u8
+        )
+    }
+}
+
+/// How a template's operand lists combine into lanes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Combine {
+    /// Every combination (the first input dword varies slowest).
+    #[default]
+    Cartesian,
+    /// The i-th value of every list together; lists must have equal lengths.
+    Zip,
+}
+
+/// The `[modes]` matrix: every combination of the listed settings (unlisted ones take the title mode's).
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct Matrix {
+    /// Round fields (0 nearest even, 1 +inf, 2 -inf, 3 toward zero), each set in both the f32 and the
+    /// f16/f64 field; unlisted, the title mode's (nearest even).
+    #[serde(default)]
+    pub round: Vec<u8>,
+    /// Denormal fields (FLOAT_MODE bit 0 of a field keeps denormal inputs, bit 1 keeps denormal results: 0
+    /// flushes both, 3 keeps both), each set in both formats' fields; unlisted, the title mode's (f32
+    /// flushed, f16/f64 kept).
+    #[serde(default)]
+    pub denorm: Vec<u8>,
+    /// IEEE_MODE settings.
+    #[serde(default)]
+    pub ieee: Vec<bool>,
+    /// DX10_CLAMP settings.
+    #[serde(default)]
+    pub dx10_clamp: Vec<bool>,
+    /// FP16_OVFL settings.
+    #[serde(default)]
+    pub fp16_ovfl: Vec<bool>,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Modes {
+    List(Vec<String>),
+    Matrix(Matrix),
+}
+
+/// The file's fields, as written.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    name: String,
+    #[serde(default)]
+    about: String,
+    #[serde(default)]
+    settles: Vec<String>,
+    #[serde(default)]
+    body: Option<String>,
+    #[serde(default)]
+    words: Option<Vec<String>>,
+    outputs: u32,
+    #[serde(default)]
+    compare: Vec<String>,
+    #[serde(default)]
+    waves: Option<Vec<u32>>,
+    #[serde(default)]
+    combine: Combine,
+    operands: Vec<Vec<String>>,
+    #[serde(default)]
+    modes: Option<Modes>,
+    #[serde(default)]
+    lanes: Option<u32>,
+    #[serde(default)]
+    lds_bytes: u32,
+}
+
+/// The kernel body.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Body {
+    /// Assembly text in llvm-mc's syntax (`oracle collect` assembles it with llvm-mc-19 for the target).
+    Asm(String),
+    /// Machine words.
+    Words(Vec<u32>),
+}
+
+/// One template, checked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Template {
+    /// Its name: the suite its rows go to is `oracle-NAME`.
+    pub name: String,
+    /// What it measures, in a sentence.
+    pub about: String,
+    /// The rules (of `reference_model::rules`) or transcendental tolerances it would settle.
+    pub settles: Vec<String>,
+    /// The body.
+    pub body: Body,
+    /// Output dwords (v10 upwards), 1 to 16.
+    pub outputs: u32,
+    /// Per output column the check letter (`x`, `n`, `h`, `l`, `a`, `-`); default `x`.
+    pub compare: Vec<char>,
+    /// Wave sizes.
+    pub waves: Vec<u32>,
+    /// How operand lists combine.
+    pub combine: Combine,
+    /// Per input dword (1 to 4), the values: its classes expanded and concatenated.
+    pub operands: Vec<Vec<u32>>,
+    /// The float modes, in order.
+    pub modes: Vec<Mode>,
+    /// Lanes per dispatch (a multiple of 64, at most 1024).
+    pub lanes: u32,
+    /// LDS bytes per workgroup.
+    pub lds_bytes: u32,
+}
+
+/// One dispatch of a template.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Case {
+    /// The wave size.
+    pub wave: u32,
+    /// The float mode.
+    pub mode: Mode,
+    /// Which chunk of the operand combinations (0-based), for names and resumption.
+    pub chunk: u32,
+    /// Each lane's four input dwords (unused ones 0).
+    pub lanes: Vec<[u32; 4]>,
+}
+
+/// The values of operand class `name` ([crate docs](crate)).
+pub fn class_values(name: &str) -> Result<Vec<u32>, String> {
+    Ok(match name {
+        "f32" => F32_CLASSES.to_vec(),
+        "f16" => F16_CLASSES.iter().map(|&h| u32::from(h)).collect(),
+        "f16x2" => F16_CLASSES
+            .iter()
+            .flat_map(|&hi| {
+                F16_CLASSES
+                    .iter()
+                    .map(move |&lo| u32::from(hi) << 16 | u32::from(lo))
+            })
+            .collect(),
+        "f64lo" => F64_CLASSES.iter().map(|&d| d as u32).collect(),
+        "f64hi" => F64_CLASSES.iter().map(|&d| (d >> 32) as u32).collect(),
+        "int" => INT_CLASSES.to_vec(),
+        "shift" => (0..=70).collect(),
+        other => {
+            let Some(rest) = other.strip_prefix("random:") else {
+                return Err(format!(
+                    "`{other}` is no operand class (f32, f16, f16x2, f64lo, f64hi, int, shift, random:N:SEED)"
+                ));
+            };
+            let (n, seed) = rest
+                .split_once(':')
+                .ok_or_else(|| format!("`{other}`: random classes are random:N:SEED"))?;
+            let n: u32 = n
+                .parse()
+                .ok()
+                .filter(|n| (1..=65_536).contains(n))
+                .ok_or_else(|| format!("`{other}`: N must be 1 to 65536"))?;
+            let mut s: u64 = seed
+                .parse()
+                .map_err(|_| format!("`{other}`: SEED must be a decimal integer"))?;
+            s = s.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+            (0..n)
+                .map(|_| {
+                    s ^= s << 13;
+                    s ^= s >> 7;
+                    s ^= s << 17;
+                    (s >> 16) as u32
+                })
+                .collect()
+        }
+    })
+}
+
+/// `byte` with the two-bit fields at bits `a` and `b` set to `v`.
+fn with_fields(byte: u8, a: u32, b: u32, v: u8) -> u8 {
+    let clear = !(3u8 << a | 3u8 << b);
+    byte & clear | v << a | v << b
+}
+
+impl Matrix {
+    /// The modes of the matrix, in a fixed order.
+    pub fn modes(&self) -> Result<Vec<Mode>, String> {
+        let t = Mode::TITLE;
+        let orb = |v: &Vec<bool>, d: bool| if v.is_empty() { vec![d] } else { v.clone() };
+        if let Some(bad) = self.round.iter().chain(&self.denorm).find(|&&v| v > 3) {
+            return Err(format!("modes: field value {bad} (0 to 3)"));
+        }
+        // An unlisted setting keeps the title mode's fields (which differ between the formats: 0xc0 flushes
+        // f32 denormals and keeps f16/f64 ones); a listed one sets both formats' fields.
+        let rounds: Vec<Option<u8>> = if self.round.is_empty() {
+            vec![None]
+        } else {
+            self.round.iter().map(|&v| Some(v)).collect()
+        };
+        let denorms: Vec<Option<u8>> = if self.denorm.is_empty() {
+            vec![None]
+        } else {
+            self.denorm.iter().map(|&v| Some(v)).collect()
+        };
+        let mut out = Vec::new();
+        for &r in &rounds {
+            for &d in &denorms {
+                for &ieee in &orb(&self.ieee, t.ieee) {
+                    for &dx10_clamp in &orb(&self.dx10_clamp, t.dx10_clamp) {
+                        for &fp16_ovfl in &orb(&self.fp16_ovfl, t.fp16_ovfl) {
+                            let mut fm = t.float_mode;
+                            if let Some(r) = r {
+                                fm = with_fields(fm, 0, 2, r);
+                            }
+                            if let Some(d) = d {
+                                fm = with_fields(fm, 4, 6, d);
+                            }
+                            out.push(Mode {
+                                float_mode: fm,
+                                ieee,
+                                dx10_clamp,
+                                fp16_ovfl,
+                            });
+                        }
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// The TOML parser's position of an error as 1-based line and column.
+fn position(text: &str, span: Option<std::ops::Range<usize>>) -> Option<(usize, usize)> {
+    let at = span?.start.min(text.len());
+    let before = &text[..at];
+    let line = before.matches('\n').count() + 1;
+    let col = at - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+    Some((line, col))
+}
+
+impl Template {
+    /// Parses and checks the template in `text`; `file` names it in errors.
+    pub fn parse(file: &str, text: &str) -> Result<Template, Error> {
+        let err = |message: String| Error {
+            file: file.to_string(),
+            at: None,
+            message,
+        };
+        let f: File = toml::from_str(text).map_err(|e| Error {
+            file: file.to_string(),
+            at: position(text, e.span()),
+            message: e.message().to_string(),
+        })?;
+        if f.name.is_empty()
+            || !f
+                .name
+                .bytes()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'-')
+        {
+            return Err(err(format!(
+                "name `{}`: lowercase letters, digits and `-` only (it names the suite oracle-NAME)",
+                f.name
+            )));
+        }
+        let body = match (f.body, f.words) {
+            (Some(b), None) if !b.trim().is_empty() => Body::Asm(b),
+            (None, Some(w)) if !w.is_empty() => Body::Words(
+                w.iter()
+                    .map(|s| {
+                        let h = s.strip_prefix("0x").unwrap_or(s);
+                        u32::from_str_radix(h, 16)
+                            .ok()
+                            .filter(|_| h.len() == 8)
+                            .ok_or_else(|| err(format!("word `{s}` is not 8 hex digits")))
+                    })
+                    .collect::<Result<_, _>>()?,
+            ),
+            _ => {
+                return Err(err(
+                    "give exactly one of `body` (assembly) and `words`".into()
+                ))
+            }
+        };
+        if !(1..=16).contains(&f.outputs) {
+            return Err(err(format!("outputs = {}: 1 to 16 (v10..v25)", f.outputs)));
+        }
+        let mut compare = Vec::new();
+        for c in &f.compare {
+            match c.as_str() {
+                "x" | "n" | "h" | "l" | "a" | "-" => compare.push(c.chars().next().unwrap_or('x')),
+                other => {
+                    return Err(err(format!(
+                        "compare `{other}`: one of x, n, h, l, a, - per output column"
+                    )))
+                }
+            }
+        }
+        if compare.len() > f.outputs as usize {
+            return Err(err(format!(
+                "{} compare letters for {} outputs",
+                compare.len(),
+                f.outputs
+            )));
+        }
+        compare.resize(f.outputs as usize, 'x');
+        let waves = f.waves.unwrap_or_else(|| vec![32]);
+        if waves.is_empty() || waves.iter().any(|w| *w != 32 && *w != 64) {
+            return Err(err(format!("waves {waves:?}: 32 and/or 64")));
+        }
+        if f.operands.is_empty() || f.operands.len() > 4 {
+            return Err(err(format!(
+                "{} operand lists: one per input dword, 1 to 4 (v4..v7)",
+                f.operands.len()
+            )));
+        }
+        let mut operands = Vec::new();
+        for (i, classes) in f.operands.iter().enumerate() {
+            if classes.is_empty() {
+                return Err(err(format!("operand list {i} names no class")));
+            }
+            let mut v = Vec::new();
+            for c in classes {
+                v.extend(class_values(c).map_err(|m| err(format!("operand {i}: {m}")))?);
+            }
+            operands.push(v);
+        }
+        if f.combine == Combine::Zip && operands.iter().any(|o| o.len() != operands[0].len()) {
+            let lens: Vec<usize> = operands.iter().map(Vec::len).collect();
+            return Err(err(format!(
+                "combine = \"zip\" needs operand lists of one length, not {lens:?}"
+            )));
+        }
+        let count: u64 = match f.combine {
+            Combine::Cartesian => operands.iter().map(|o| o.len() as u64).product(),
+            Combine::Zip => operands[0].len() as u64,
+        };
+        if count > 1 << 24 {
+            return Err(err(format!(
+                "{count} operand combinations: at most 2^24 per template"
+            )));
+        }
+        let modes = match f.modes {
+            None => vec![Mode::TITLE],
+            Some(Modes::List(l)) if !l.is_empty() => l
+                .iter()
+                .map(|m| Mode::parse(m))
+                .collect::<Result<_, _>>()
+                .map_err(err)?,
+            Some(Modes::List(_)) => return Err(err("modes: an empty list".into())),
+            Some(Modes::Matrix(m)) => m.modes().map_err(err)?,
+        };
+        let lanes = f.lanes.unwrap_or(256);
+        if lanes == 0 || lanes % 64 != 0 || lanes > 1024 {
+            return Err(err(format!(
+                "lanes = {lanes}: a multiple of 64, at most 1024"
+            )));
+        }
+        if f.lds_bytes > 65_536 {
+            return Err(err(format!("lds_bytes = {}: at most 65536", f.lds_bytes)));
+        }
+        Ok(Template {
+            name: f.name,
+            about: f.about,
+            settles: f.settles,
+            body,
+            outputs: f.outputs,
+            compare,
+            waves,
+            combine: f.combine,
+            operands,
+            modes,
+            lanes,
+            lds_bytes: f.lds_bytes,
+        })
+    }
+
+    /// Every lane's inputs, in order.
+    pub fn inputs(&self) -> Vec<[u32; 4]> {
+        let mut out = Vec::new();
+        match self.combine {
+            Combine::Zip => {
+                for i in 0..self.operands[0].len() {
+                    let mut l = [0; 4];
+                    for (k, o) in self.operands.iter().enumerate() {
+                        l[k] = o[i];
+                    }
+                    out.push(l);
+                }
+            }
+            Combine::Cartesian => {
+                let total: usize = self.operands.iter().map(Vec::len).product();
+                for mut i in 0..total {
+                    let mut l = [0; 4];
+                    for (k, o) in self.operands.iter().enumerate().rev() {
+                        l[k] = o[i % o.len()];
+                        i /= o.len();
+                    }
+                    out.push(l);
+                }
+            }
+        }
+        out
+    }
+
+    /// The dispatches: for each wave size and mode, the inputs in chunks of [`Template::lanes`] (the last
+    /// chunk padded with copies of its first lane so every dispatch is whole waves).
+    pub fn cases(&self) -> Vec<Case> {
+        let inputs = self.inputs();
+        let mut out = Vec::new();
+        for &wave in &self.waves {
+            for &mode in &self.modes {
+                for (chunk, lanes) in inputs.chunks(self.lanes as usize).enumerate() {
+                    let mut lanes = lanes.to_vec();
+                    let whole = lanes.len().div_ceil(64) * 64;
+                    let first = lanes[0];
+                    lanes.resize(whole, first);
+                    out.push(Case {
+                        wave,
+                        mode,
+                        chunk: chunk as u32,
+                        lanes,
+                    });
+                }
+            }
+        }
+        out
+    }
+}
+
+/// The bundled templates: (file name, text).
+pub const BUNDLED: &[(&str, &str)] = &[
+    (
+        "f32-add-mul.toml",
+        include_str!("../bundled/f32-add-mul.toml"),
+    ),
+    ("f32-fma.toml", include_str!("../bundled/f32-fma.toml")),
+    (
+        "f32-min-max.toml",
+        include_str!("../bundled/f32-min-max.toml"),
+    ),
+    (
+        "f32-legacy.toml",
+        include_str!("../bundled/f32-legacy.toml"),
+    ),
+    (
+        "f32-compare.toml",
+        include_str!("../bundled/f32-compare.toml"),
+    ),
+    (
+        "f32-convert.toml",
+        include_str!("../bundled/f32-convert.toml"),
+    ),
+    (
+        "f16-arithmetic.toml",
+        include_str!("../bundled/f16-arithmetic.toml"),
+    ),
+    (
+        "f64-arithmetic.toml",
+        include_str!("../bundled/f64-arithmetic.toml"),
+    ),
+    ("int-alu.toml", include_str!("../bundled/int-alu.toml")),
+    (
+        "cross-lane.toml",
+        include_str!("../bundled/cross-lane.toml"),
+    ),
+    (
+        "transcendental-f32.toml",
+        include_str!("../bundled/transcendental-f32.toml"),
+    ),
+    (
+        "minmax-signed-zero.toml",
+        include_str!("../bundled/minmax-signed-zero.toml"),
+    ),
+    (
+        "cvt-flr-rpi-nan.toml",
+        include_str!("../bundled/cvt-flr-rpi-nan.toml"),
+    ),
+    (
+        "round-mode-others.toml",
+        include_str!("../bundled/round-mode-others.toml"),
+    ),
+];
+
+/// Every bundled template, parsed.
+pub fn bundled() -> Result<Vec<Template>, Error> {
+    BUNDLED.iter().map(|(f, t)| Template::parse(f, t)).collect()
+}
+
+/// The bundled template named `name` (its `name` field).
+pub fn bundled_named(name: &str) -> Result<Option<Template>, Error> {
+    Ok(bundled()?.into_iter().find(|t| t.name == name))
+}
