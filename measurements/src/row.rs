@@ -59,6 +59,10 @@ pub enum Evidence {
     PeerPinned,
     /// A peer test's own formula.
     PeerFormula,
+    /// Computed by the reference model (`oracle collect --backend model`, a dry run): not a measurement.
+    /// Its ID is the one a hardware row of the same kernel, mode, inputs and lane gets, so a dry run can
+    /// be compared with a collection by ID, but the store never merges the two under one ID.
+    Model,
 }
 
 impl Evidence {
@@ -68,6 +72,7 @@ impl Evidence {
             Evidence::Hardware => "hardware",
             Evidence::PeerPinned => "peer-pinned",
             Evidence::PeerFormula => "peer-formula",
+            Evidence::Model => "model",
         }
     }
 
@@ -77,6 +82,7 @@ impl Evidence {
             "hardware" => Evidence::Hardware,
             "peer-pinned" => Evidence::PeerPinned,
             "peer-formula" => Evidence::PeerFormula,
+            "model" => Evidence::Model,
             _ => return None,
         })
     }

@@ -343,6 +343,8 @@ fn rank(e: Evidence) -> u8 {
         Evidence::Hardware => 2,
         Evidence::PeerPinned => 1,
         Evidence::PeerFormula => 0,
+        // Never compared with the others: `merge` refuses to mix model rows with evidence.
+        Evidence::Model => 0,
     }
 }
 
@@ -379,6 +381,23 @@ fn merge_cell(id: &str, old: Cell, first: &Origin, new: Cell, second: &Origin) -
 /// both merges them, and the united sources are bounded ([`crate::limits::MAX_SOURCE_BYTES`]): a merge costs the
 /// size of the two rows, never more, however many times a measurement repeats.
 fn merge(existing: &mut StoredRow, new: Row, origin: Origin) -> Result<()> {
+    if (existing.row.evidence == Evidence::Model) != (new.evidence == Evidence::Model) {
+        return Err(Error::syntax(
+            &origin.path,
+            origin.pos,
+            format!(
+                "measurement {} is both a model row (a dry run, not a measurement) and a {} row (first at {}): \
+                 the store does not merge model rows with evidence under one ID",
+                new.id,
+                if new.evidence == Evidence::Model {
+                    existing.row.evidence
+                } else {
+                    new.evidence
+                },
+                existing.origin
+            ),
+        ));
+    }
     let old = &existing.row.cells;
     let mut cells = Vec::with_capacity(old.len().max(new.cells.len()));
     let (mut i, mut j) = (0, 0);

@@ -2,9 +2,11 @@
 //! tools) can check it without a GPU.
 //!
 //! - [`codeobj`]: the HSA code object writer (ELF for ROCr, one kernel, its descriptor and metadata).
+//! - [`collect`]: templates into rows, resumable and shardable (`oracle collect`).
 //! - [`hsa`]: the ROCr runtime loaded at run time (`libloading`), its agents, and what is missing when it
 //!   cannot run.
 #![deny(missing_docs)]
 
 pub mod codeobj;
+pub mod collect;
 pub mod hsa;

@@ -9,6 +9,8 @@
 //! - `oracle recompile --kernel NAME` (a bundled kernel, compiled for its first dispatch) or `oracle
 //!   recompile WORD...` / `--file PATH` prints the SPIR-V the `vulkan` backend runs, as text; `--spv FILE`
 //!   writes the binary module too.
+//! - `oracle collect TEMPLATE...|--all --backend model|hsa --out DIR [--resume] [--shard K/N]` runs
+//!   measurement templates into suites (`--list` shows the bundled ones).
 //! - `oracle agents [--hsa-lib PATH]` lists the agents the ROCr runtime sees (loaded at run time), or says
 //!   what is missing: the library, the kernel driver (`/dev/kfd`), an RDNA GPU agent.
 //! - `oracle completions SHELL` prints a shell completion script.
@@ -151,6 +153,37 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         spv: Option<PathBuf>,
     },
+    /// Run measurement templates and write their rows (suite oracle-NAME per template) under DIR: on the
+    /// reference model (`--backend model`, a dry run whose rows carry evidence `model`) or on an RDNA GPU
+    /// through ROCr (`--backend hsa`). Resumable (`--resume`) and shardable (`--shard K/N`).
+    Collect {
+        /// Template files (TOML) or names of bundled templates (`oracle collect --list` shows them).
+        templates: Vec<String>,
+        /// Every bundled template.
+        #[arg(long)]
+        all: bool,
+        /// List the bundled templates and what they settle, and exit.
+        #[arg(long)]
+        list: bool,
+        /// `model` or `hsa`.
+        #[arg(long)]
+        backend: Option<String>,
+        /// Where the suites go.
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+        /// Continue (or redo from its journal) a collection into the same DIR.
+        #[arg(long)]
+        resume: bool,
+        /// Only dispatches K, K+N, K+2N, ... (0 <= K < N; K as JOB_COMPLETION_INDEX gives it).
+        #[arg(long, value_name = "K/N")]
+        shard: Option<String>,
+        /// The chip the model runs as (`--backend model`): gfx1013 (default), gfx1030 .. gfx1036.
+        #[arg(long, default_value = "gfx1013")]
+        target: String,
+        /// The ROCr runtime library (`--backend hsa`; default $ORACLE_HSA_LIB, else libhsa-runtime64.so.1).
+        #[arg(long, value_name = "PATH")]
+        hsa_lib: Option<PathBuf>,
+    },
     /// List the agents the ROCr (HSA) runtime sees and which are RDNA GPUs `collect --backend hsa` can
     /// measure: what an RDNA owner checks first. Exit 2, saying why, when the runtime library, the kernel
     /// driver (/dev/kfd) or an RDNA GPU agent is missing.
@@ -235,6 +268,27 @@ fn main() -> ExitCode {
             Ok(ExitCode::SUCCESS)
         }),
         Command::Agents { hsa_lib } => agents(hsa_lib.as_deref()),
+        Command::Collect {
+            templates,
+            all,
+            list,
+            backend,
+            out,
+            resume,
+            shard,
+            target,
+            hsa_lib,
+        } => collect(&CollectArgs {
+            templates,
+            all,
+            list,
+            backend,
+            out,
+            resume,
+            shard,
+            target,
+            hsa_lib,
+        }),
         Command::Completions { shell } => {
             let mut script = Vec::new();
             clap_complete::generate(shell, &mut Cli::command(), "oracle", &mut script);
@@ -420,6 +474,134 @@ fn join(dirs: &[PathBuf]) -> String {
         .map(|d| d.display().to_string())
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// `oracle collect`'s arguments.
+struct CollectArgs {
+    templates: Vec<String>,
+    all: bool,
+    list: bool,
+    backend: Option<String>,
+    out: Option<PathBuf>,
+    resume: bool,
+    shard: Option<String>,
+    target: String,
+    hsa_lib: Option<PathBuf>,
+}
+
+/// `oracle collect`.
+fn collect(a: &CollectArgs) -> Result<ExitCode, String> {
+    use oracle_runner::collect as co;
+    let bundled = templates::bundled().map_err(|e| e.to_string())?;
+    if a.list {
+        let mut text = String::new();
+        for t in &bundled {
+            let _ = writeln!(
+                text,
+                "{:<22} {} dispatches; settles {}\n    {}",
+                t.name,
+                t.cases().len(),
+                t.settles.join(", "),
+                t.about
+            );
+        }
+        return out::print(&text).map(|()| ExitCode::SUCCESS);
+    }
+    let mut chosen = Vec::new();
+    if a.all {
+        chosen.extend(bundled.iter().cloned());
+    }
+    for name in &a.templates {
+        let p = std::path::Path::new(name);
+        if name.ends_with(".toml") || p.exists() {
+            let text = std::fs::read_to_string(p).map_err(|e| format!("{name}: {e}"))?;
+            chosen.push(templates::Template::parse(name, &text).map_err(|e| e.to_string())?);
+        } else {
+            let t = bundled.iter().find(|t| &t.name == name).ok_or_else(|| {
+                format!("`{name}` is neither a template file nor a bundled template (oracle collect --list)")
+            })?;
+            chosen.push(t.clone());
+        }
+    }
+    if chosen.is_empty() {
+        return Err("oracle collect: name templates (files or bundled names) or pass --all".into());
+    }
+    let out_dir = a
+        .out
+        .as_deref()
+        .ok_or("oracle collect: --out DIR is required")?;
+    let shard = match &a.shard {
+        Some(s) => co::Shard::parse(s)?,
+        None => co::Shard::ALL,
+    };
+    let model = reference_model::exec::ModelBackend::default();
+    let target =
+        match a.backend.as_deref() {
+            Some("model") => {
+                if !measurements::row::valid_target(&a.target) || !a.target.starts_with("gfx") {
+                    return Err(format!(
+                        "--target `{}`: a gfx10 chip (gfx1013, gfx1030 .. gfx1036)",
+                        a.target
+                    ));
+                }
+                co::Target::Model {
+                    chip: a.target.clone(),
+                    backend: &model,
+                }
+            }
+            Some("hsa") => {
+                use oracle_runner::hsa;
+                let path = hsa::library_path(a.hsa_lib.as_deref());
+                let rt = hsa::Runtime::load(&path).map_err(|e| e.to_string())?;
+                let session = rt.init().map_err(|e| e.to_string())?;
+                let agents = session.rdna_agents().map_err(|e| e.to_string())?;
+                return Err(format!(
+                "found {}; dispatching on ROCr is not implemented yet (the code object writer is: \
+                 oracle_runner::codeobj), so nothing was measured",
+                agents.iter().map(|a| a.name.as_str()).collect::<Vec<_>>().join(", ")
+            ));
+            }
+            Some(other) => return Err(format!("--backend `{other}`: model or hsa")),
+            None => return Err("oracle collect: --backend model|hsa is required".into()),
+        };
+    let mut failed = 0;
+    for t in &chosen {
+        let bar = indicatif::ProgressBar::new(0);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{prefix} [{bar:30}] {pos}/{len} dispatches, {per_sec}, {eta} left",
+            )
+            .map_err(|e| e.to_string())?,
+        );
+        bar.set_prefix(t.name.clone());
+        let summary = co::collect(t, &target, out_dir, a.resume, shard, &mut |done, total| {
+            bar.set_length(total as u64);
+            bar.set_position(done as u64);
+        })?;
+        bar.finish_and_clear();
+        out::print(&format!(
+            "{}: {} rows in {}; {} dispatches run, {} from the journal{}\n",
+            t.name,
+            summary.rows,
+            out_dir.join(format!("oracle-{}", t.name)).display(),
+            summary.ran,
+            summary.resumed,
+            if summary.failed.is_empty() {
+                String::new()
+            } else {
+                format!(", {} failed", summary.failed.len())
+            }
+        ))?;
+        for f in &summary.failed {
+            out::warn(&format!("oracle: {}: {f}", t.name));
+        }
+        failed += summary.failed.len();
+    }
+    Ok(if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }
 
 /// `oracle agents`.

@@ -291,6 +291,13 @@ pub struct Case {
     pub lanes: Vec<[u32; 4]>,
 }
 
+impl Case {
+    /// Threads of the dispatch: the lanes rounded up to whole 64-lane blocks (whole waves in both sizes).
+    pub fn threads(&self) -> u32 {
+        (self.lanes.len() as u32).div_ceil(64) * 64
+    }
+}
+
 /// The values of operand class `name` ([crate docs](crate)).
 pub fn class_values(name: &str) -> Result<Vec<u32>, String> {
     Ok(match name {
@@ -565,18 +572,16 @@ impl Template {
         out
     }
 
-    /// The dispatches: for each wave size and mode, the inputs in chunks of [`Template::lanes`] (the last
-    /// chunk padded with copies of its first lane so every dispatch is whole waves).
+    /// The dispatches: for each wave size and mode, the inputs in chunks of [`Template::lanes`]. A short last
+    /// chunk still dispatches whole waves ([`Case::threads`]); its extra lanes have no inputs (they read the
+    /// input array's zero fill) and no rows.
     pub fn cases(&self) -> Vec<Case> {
         let inputs = self.inputs();
         let mut out = Vec::new();
         for &wave in &self.waves {
             for &mode in &self.modes {
                 for (chunk, lanes) in inputs.chunks(self.lanes as usize).enumerate() {
-                    let mut lanes = lanes.to_vec();
-                    let whole = lanes.len().div_ceil(64) * 64;
-                    let first = lanes[0];
-                    lanes.resize(whole, first);
+                    let lanes = lanes.to_vec();
                     out.push(Case {
                         wave,
                         mode,

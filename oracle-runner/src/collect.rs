@@ -1,0 +1,541 @@
+//! `oracle collect`: templates into measured rows.
+//!
+//! Each template becomes the suite `oracle-NAME`: one kernel per wave size, in the `oracle-v1` ABI (the
+//! template's body between a prologue that loads each lane's four input dwords into v4..v7 and zeroes
+//! v10..v25, and an epilogue that stores v10..v25 with EXEC all ones), and one dispatch per case
+//! ([`templates::Case`]: a mode, a wave size, a chunk of the operand combinations). The body must keep v3 (the
+//! lane's output offset) and s[6:7] (the output address).
+//!
+//! Rows get the IDs any backend would give the same kernel, target, mode, inputs and lane, so a dry run on
+//! the reference model (`--backend model`, evidence `model`) is compared with a hardware collection by ID.
+//!
+//! Resumable: every finished dispatch is appended to a journal (`DIR/.oracle-collect/NAME.TARGET.jsonl`) as
+//! one line written at once and synced; a line cut short by a kill is dropped on `--resume`, and what the
+//! journal holds is not run again. When every dispatch of a template is in, the suite's files are written
+//! atomically from the journal (so an interrupted and resumed collection writes the same bytes as an
+//! uninterrupted one) and the journal is removed.
+//!
+//! Sharding: `--shard K/N` runs the dispatches whose index (in the order of [`templates::Template::cases`])
+//! is K modulo N; the N shards' suites together hold exactly the unsharded rows.
+
+use measurements::id::{dispatch_hash, measurement_id};
+use measurements::kernel::{Abi, Array, Init, Kernel, KernelFile};
+use measurements::row::{Cell, Check, Evidence, Placement, Row};
+use measurements::{Backend, FloatMode, Job, Suite};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use templates::{Body, Template};
+
+/// Where the collection runs.
+pub enum Target<'a> {
+    /// The reference model, for the chip `chip` (a dry run: rows carry evidence `model`).
+    Model {
+        /// The chip whose instruction set the model runs (`gfx1013`, `gfx1036`, ...).
+        chip: String,
+        /// The model.
+        backend: &'a dyn Backend,
+    },
+}
+
+impl Target<'_> {
+    fn chip(&self) -> &str {
+        match self {
+            Target::Model { chip, .. } => chip,
+        }
+    }
+    fn evidence(&self) -> Evidence {
+        match self {
+            Target::Model { .. } => Evidence::Model,
+        }
+    }
+    fn source(&self) -> String {
+        match self {
+            Target::Model { .. } => format!(
+                "oracle collect --backend model (reference model of oracle {}); not a measurement",
+                env!("CARGO_PKG_VERSION")
+            ),
+        }
+    }
+    fn backend(&self) -> &dyn Backend {
+        match self {
+            Target::Model { backend, .. } => *backend,
+        }
+    }
+}
+
+/// A shard: `index` of `count`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shard {
+    /// 0-based.
+    pub index: u32,
+    /// At least 1.
+    pub count: u32,
+}
+
+impl Shard {
+    /// The whole collection.
+    pub const ALL: Shard = Shard { index: 0, count: 1 };
+
+    /// Parses `K/N` (0 <= K < N).
+    pub fn parse(text: &str) -> Result<Shard, String> {
+        let bad = || {
+            format!("--shard `{text}`: K/N with 0 <= K < N, e.g. 0/3 (K is 0-based, like JOB_COMPLETION_INDEX)")
+        };
+        let (k, n) = text.split_once('/').ok_or_else(bad)?;
+        let (index, count): (u32, u32) =
+            (k.parse().map_err(|_| bad())?, n.parse().map_err(|_| bad())?);
+        if count == 0 || index >= count {
+            return Err(bad());
+        }
+        Ok(Shard { index, count })
+    }
+
+    /// Whether dispatch `i` belongs to this shard.
+    pub fn has(self, i: usize) -> bool {
+        i as u64 % u64::from(self.count) == u64::from(self.index)
+    }
+}
+
+/// Runs llvm-mc on `text` for `chip` and `wave` and returns the words of its `.text`.
+pub fn assemble(text: &str, chip: &str, wave: u32) -> Result<Vec<u32>, String> {
+    let mc = llvm_mc();
+    let dir = tempfile_dir()?;
+    let src = dir.join("body.s");
+    let obj = dir.join("body.o");
+    std::fs::write(&src, text).map_err(|e| format!("{}: {e}", src.display()))?;
+    let mut cmd = std::process::Command::new(&mc);
+    cmd.args([
+        "-triple=amdgcn-amd-amdhsa",
+        &format!("-mcpu={chip}"),
+        "-filetype=obj",
+    ]);
+    if wave == 64 {
+        cmd.arg("-mattr=+wavefrontsize64");
+    }
+    let out = cmd.arg(&src).arg("-o").arg(&obj).output().map_err(|e| {
+        format!(
+            "{} could not run ({e}): install llvm-19 or set ORACLE_LLVM_MC",
+            mc.display()
+        )
+    })?;
+    let result = if out.status.success() {
+        let bytes = std::fs::read(&obj).map_err(|e| format!("{}: {e}", obj.display()))?;
+        text_words(&bytes)
+    } else {
+        Err(format!(
+            "the template does not assemble for {chip} wave{wave}:\n{}",
+            String::from_utf8_lossy(&out.stderr).trim_end()
+        ))
+    };
+    let _ = std::fs::remove_dir_all(&dir);
+    result
+}
+
+/// `$ORACLE_LLVM_MC`, else `llvm-mc-19` on the path, else Debian's `/usr/lib/llvm-19/bin/llvm-mc`.
+fn llvm_mc() -> PathBuf {
+    if let Some(p) = std::env::var_os("ORACLE_LLVM_MC") {
+        return PathBuf::from(p);
+    }
+    let debian = Path::new("/usr/lib/llvm-19/bin/llvm-mc");
+    if std::process::Command::new("llvm-mc-19")
+        .arg("--version")
+        .output()
+        .is_ok()
+        || !debian.exists()
+    {
+        PathBuf::from("llvm-mc-19")
+    } else {
+        debian.to_path_buf()
+    }
+}
+
+fn tempfile_dir() -> Result<PathBuf, String> {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static N: AtomicU64 = AtomicU64::new(0);
+    let d = std::env::temp_dir().join(format!(
+        "oracle-asm-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
+    std::fs::create_dir_all(&d).map_err(|e| format!("{}: {e}", d.display()))?;
+    Ok(d)
+}
+
+/// The words of an ELF relocatable's `.text`.
+fn text_words(obj: &[u8]) -> Result<Vec<u32>, String> {
+    let elf = goblin::elf::Elf::parse(obj).map_err(|e| format!("llvm-mc's object: {e}"))?;
+    let sh = elf
+        .section_headers
+        .iter()
+        .find(|s| elf.shdr_strtab.get_at(s.sh_name) == Some(".text"))
+        .ok_or("llvm-mc's object has no .text")?;
+    let bytes = obj
+        .get(sh.sh_offset as usize..(sh.sh_offset + sh.sh_size) as usize)
+        .ok_or("llvm-mc's .text lies outside the file")?;
+    if bytes.len() % 4 != 0 {
+        return Err("llvm-mc's .text is not whole dwords".into());
+    }
+    Ok(bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect())
+}
+
+/// The oracle-v1 kernel text around `body` for `wave`.
+pub fn kernel_text(body: &str, wave: u32) -> String {
+    let mut s = String::from(
+        "s_load_dwordx4 s[4:7], s[0:1], 0x0\ns_waitcnt lgkmcnt(0)\nv_lshlrev_b32 v1, 4, v0\n\
+         global_load_dwordx4 v[4:7], v1, s[4:5]\nv_lshlrev_b32 v3, 6, v0\n",
+    );
+    for v in 10..26 {
+        s.push_str(&format!("v_mov_b32 v{v}, 0\n"));
+    }
+    s.push_str("s_waitcnt vmcnt(0)\n");
+    s.push_str(body.trim_end());
+    s.push('\n');
+    s.push_str(if wave == 64 {
+        "s_mov_b64 exec, -1\n"
+    } else {
+        "s_mov_b32 exec_lo, -1\n"
+    });
+    for (k, first) in [10, 14, 18, 22].iter().enumerate() {
+        s.push_str(&format!(
+            "global_store_dwordx4 v3, v[{first}:{}], s[6:7] offset:{}\n",
+            first + 3,
+            16 * k
+        ));
+    }
+    s.push_str("s_endpgm\n");
+    s
+}
+
+/// The oracle-v1 kernel of `t` for `wave`, dispatched with `threads` lanes.
+pub fn kernel(t: &Template, chip: &str, wave: u32, threads: u32) -> Result<Kernel, String> {
+    let words = match &t.body {
+        Body::Asm(text) => assemble(&kernel_text(text, wave), chip, wave)?,
+        Body::Words(w) => {
+            // Prologue and epilogue assembled around an empty body, the words spliced in between.
+            let around = assemble(&kernel_text("s_nop 0x7a5", wave), chip, wave)?;
+            let at = around
+                .iter()
+                .position(|&x| x == 0xbf80_07a5)
+                .ok_or("the prologue's marker is missing")?;
+            let mut out = around[..at].to_vec();
+            out.extend_from_slice(w);
+            out.extend_from_slice(&around[at + 1..]);
+            out
+        }
+    };
+    Ok(Kernel {
+        name: format!("{}-w{wave}-t{threads}", t.name),
+        abi: Abi::OracleV1,
+        wave,
+        threads,
+        grid: [1, 1, 1],
+        lds_bytes: t.lds_bytes,
+        input_dwords: 4,
+        output_dwords: 16,
+        user_data: ["in.lo", "in.hi", "out.lo", "out.hi"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect(),
+        tgid: [false; 3],
+        memory: vec![
+            Array {
+                name: "in".into(),
+                bytes: threads * 16,
+                fill: measurements::hex::HexDword(0),
+                align: 256,
+                init: vec![Init {
+                    dword_offset: 0,
+                    rows: true,
+                    dwords: vec![],
+                }],
+            },
+            Array {
+                name: "out".into(),
+                bytes: threads * 64,
+                fill: measurements::hex::HexDword(0),
+                align: 256,
+                init: vec![],
+            },
+        ],
+        columns: vec![],
+        labels: vec![],
+        source: None,
+        declared_word_count: None,
+        words: words.into_iter().map(measurements::hex::HexDword).collect(),
+    })
+}
+
+fn mode_of(m: templates::Mode) -> FloatMode {
+    FloatMode {
+        float_mode: m.float_mode,
+        ieee: m.ieee,
+        dx10_clamp: m.dx10_clamp,
+        fp16_ovfl: m.fp16_ovfl,
+    }
+}
+
+/// What one collection did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// Dispatches run now.
+    pub ran: usize,
+    /// Dispatches found in the journal (resumed).
+    pub resumed: usize,
+    /// Rows written.
+    pub rows: usize,
+    /// Dispatches a backend could not run, with why (counted, their rows missing).
+    pub failed: Vec<String>,
+}
+
+/// One journal line: a finished dispatch's outputs.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Entry {
+    case: usize,
+    dispatch: String,
+    /// Per lane with a row: its 16 output dwords; or the backend's error.
+    outputs: Result<Vec<Vec<u32>>, String>,
+}
+
+/// The journal's lines that are whole; a last line without its newline (cut by a kill) is dropped and the
+/// file truncated to what is whole.
+fn read_journal(path: &Path) -> Result<Vec<Entry>, String> {
+    let Ok(bytes) = std::fs::read(path) else {
+        return Ok(Vec::new());
+    };
+    let whole = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    if whole < bytes.len() {
+        let f = std::fs::OpenOptions::new()
+            .write(true)
+            .open(path)
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        f.set_len(whole as u64)
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        f.sync_all()
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    let text = std::str::from_utf8(&bytes[..whole])
+        .map_err(|_| format!("{}: not UTF-8", path.display()))?;
+    text.lines()
+        .enumerate()
+        .map(|(i, l)| {
+            serde_json::from_str(l)
+                .map_err(|e| format!("{}:{}: a damaged journal line ({e})", path.display(), i + 1))
+        })
+        .collect()
+}
+
+fn append(path: &Path, e: &Entry) -> Result<(), String> {
+    let mut line = serde_json::to_string(e).map_err(|e| e.to_string())?;
+    line.push('\n');
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    // One write of the whole line: a kill leaves it whole or cut, never interleaved.
+    f.write_all(line.as_bytes())
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    f.sync_data()
+        .map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Collects `t` on `target` into the suite `oracle-NAME` under `out`. `progress` is called after each
+/// dispatch with (done, total).
+pub fn collect(
+    t: &Template,
+    target: &Target,
+    out: &Path,
+    resume: bool,
+    shard: Shard,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<Summary, String> {
+    let suite_name = format!("oracle-{}", t.name);
+    let chip = target.chip().to_string();
+    let suite_dir = out.join(&suite_name);
+    let journal_dir = out.join(".oracle-collect");
+    let journal = journal_dir.join(format!("{}.{chip}.jsonl", t.name));
+    if !resume && (suite_dir.exists() || journal.exists()) {
+        return Err(format!(
+            "{} exists: pass --resume to continue or redo that collection, or choose another --out",
+            if journal.exists() {
+                journal.display()
+            } else {
+                suite_dir.display()
+            }
+        ));
+    }
+    std::fs::create_dir_all(&journal_dir).map_err(|e| format!("{}: {e}", journal_dir.display()))?;
+    let cases = t.cases();
+    let mine: Vec<usize> = (0..cases.len()).filter(|&i| shard.has(i)).collect();
+    // Kernels, one per (wave, threads), built once.
+    let mut kernels: Vec<Kernel> = Vec::new();
+    let mut kernel_of = Vec::with_capacity(cases.len());
+    for c in &cases {
+        let name = format!("{}-w{}-t{}", t.name, c.wave, c.threads());
+        let at = match kernels.iter().position(|k| k.name == name) {
+            Some(i) => i,
+            None => {
+                kernels.push(kernel(t, &chip, c.wave, c.threads())?);
+                kernels.len() - 1
+            }
+        };
+        kernel_of.push(at);
+    }
+    for k in &kernels {
+        k.validate()
+            .map_err(|e| format!("template {}: kernel {}: {e}", t.name, k.name))?;
+    }
+    let hashes: Vec<String> = kernels.iter().map(Kernel::content_hash).collect();
+    let dispatch_of = |i: usize| -> String {
+        let c = &cases[i];
+        let lanes: Vec<(u32, &[u32])> = c
+            .lanes
+            .iter()
+            .enumerate()
+            .map(|(l, v)| (l as u32, &v[..]))
+            .collect();
+        dispatch_hash(&hashes[kernel_of[i]], &lanes)
+    };
+    let mut entries: Vec<Option<Entry>> = (0..cases.len()).map(|_| None).collect();
+    let mut summary = Summary::default();
+    for e in read_journal(&journal)? {
+        if e.case >= cases.len() || e.dispatch != dispatch_of(e.case) {
+            return Err(format!(
+                "{}: dispatch {} is not this template's (it changed since the journal was written): remove the \
+                 journal to start again",
+                journal.display(),
+                e.case
+            ));
+        }
+        let i = e.case;
+        entries[i] = Some(e);
+        summary.resumed += 1;
+    }
+    let total = mine.len();
+    let mut done = mine.iter().filter(|&&i| entries[i].is_some()).count();
+    progress(done, total);
+    for &i in &mine {
+        if entries[i].is_some() {
+            continue;
+        }
+        let c = &cases[i];
+        let k = &kernels[kernel_of[i]];
+        let job = Job {
+            suite: suite_name.clone(),
+            kernel: Arc::new(k.clone()),
+            target: chip.clone(),
+            mode: mode_of(c.mode),
+            dispatch: dispatch_of(i),
+            lanes: c
+                .lanes
+                .iter()
+                .enumerate()
+                .map(|(l, v)| (l as u32, v.to_vec()))
+                .collect(),
+            independent_groups: false,
+        };
+        let outputs = match target.backend().run(&job) {
+            Ok(o) => {
+                let arr = o
+                    .array("out")
+                    .ok_or("the backend returned no `out` array")?;
+                Ok((0..c.lanes.len())
+                    .map(|l| {
+                        arr.get(16 * l..16 * l + 16)
+                            .map(<[u32]>::to_vec)
+                            .unwrap_or_default()
+                    })
+                    .collect())
+            }
+            Err(e) => Err(e.to_string()),
+        };
+        let e = Entry {
+            case: i,
+            dispatch: job.dispatch.clone(),
+            outputs,
+        };
+        append(&journal, &e)?;
+        entries[i] = Some(e);
+        summary.ran += 1;
+        done += 1;
+        progress(done, total);
+    }
+    // Every dispatch of the shard is in: the suite, from the journal.
+    let mut suite = Suite::new(
+        KernelFile {
+            suite: suite_name.clone(),
+            description: Some(format!("{} (template {})", t.about, t.name)),
+            source: None,
+            kernels: kernels.clone(),
+        },
+        suite_dir.join("kernels.toml"),
+    );
+    let evidence = target.evidence();
+    let source = target.source();
+    for &i in &mine {
+        let Some(e) = &entries[i] else { continue };
+        let c = &cases[i];
+        let outputs = match &e.outputs {
+            Ok(o) => o,
+            Err(why) => {
+                summary.failed.push(format!(
+                    "dispatch {i} ({} wave{} chunk {}): {why}",
+                    c.mode, c.wave, c.chunk
+                ));
+                continue;
+            }
+        };
+        let kname = &kernels[kernel_of[i]].name;
+        for (lane, (inputs, got)) in c.lanes.iter().zip(outputs).enumerate() {
+            let mode = mode_of(c.mode);
+            let id = measurement_id(
+                &hashes[kernel_of[i]],
+                &chip,
+                &mode,
+                &e.dispatch,
+                lane as u32,
+                None,
+            );
+            let cells = (0..t.outputs)
+                .map(|col| Cell {
+                    column: col,
+                    value: got.get(col as usize).copied().unwrap_or(0),
+                    mask: 0xffff_ffff,
+                    check: Check::from_letter(t.compare[col as usize]).unwrap_or(Check::Exact),
+                })
+                .collect();
+            let row = Row {
+                id,
+                suite: suite_name.clone(),
+                kernel: kname.clone(),
+                target: chip.clone(),
+                mode,
+                dispatch: e.dispatch.clone(),
+                lane: lane as u32,
+                inputs: inputs.to_vec(),
+                placement: Placement::new("out", 16),
+                cells,
+                evidence,
+                source: source.clone(),
+            };
+            suite
+                .insert(
+                    row,
+                    measurements::error::Origin {
+                        path: journal.clone(),
+                        pos: Default::default(),
+                    },
+                )
+                .map_err(|e| e.to_string())?;
+            summary.rows += 1;
+        }
+    }
+    suite.write(out).map_err(|e| e.to_string())?;
+    std::fs::remove_file(&journal).map_err(|e| format!("{}: {e}", journal.display()))?;
+    let _ = std::fs::remove_dir(&journal_dir);
+    Ok(summary)
+}
