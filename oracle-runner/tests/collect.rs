@@ -1,0 +1,352 @@
+//! `oracle collect --backend model` end to end: the rows load into the store with the IDs the kernel, mode,
+//! inputs and lane give, pass `conformance --backend model`, shards together equal one unsharded run, and a
+//! collection killed with SIGKILL at random points and resumed writes the same files as one never killed.
+//!
+//! The kill points come from a seed that is printed; `KILL_SEED=<n>` repeats a run. llvm-mc-19 assembles the
+//! templates (CI installs llvm-19).
+
+use measurements::row::Evidence;
+use measurements::Dataset;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn have_llvm_mc() -> bool {
+    let ok = Command::new("llvm-mc-19").arg("--version").output().is_ok()
+        || Path::new("/usr/lib/llvm-19/bin/llvm-mc").exists();
+    assert!(
+        ok || std::env::var_os("CI").is_none(),
+        "CI needs llvm-mc-19 (Debian llvm-19)"
+    );
+    if !ok {
+        eprintln!("NOTE: llvm-mc-19 is not installed; skipping");
+    }
+    ok
+}
+
+fn oracle(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_oracle"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// A template of 108 dispatches (6 modes x 2 waves x 9 chunks of 64 lanes): small enough to run in a moment,
+/// long enough that most kill points land between dispatches.
+const TEMPLATE: &str = r#"
+name = "probe"
+about = "v_mul_legacy_f32 and v_add_f32 over two f32 class lists"
+settles = ["legacy.zero_product"]
+body = """
+v_mul_legacy_f32 v10, v4, v5
+v_add_f32 v11, v4, v5
+v_max_f32 v12, v4, v5
+"""
+outputs = 3
+compare = ["x", "x", "n"]
+waves = [32, 64]
+lanes = 64
+operands = [["f32", "random:10:1"], ["f32", "random:10:2"]]
+modes = ["c0/0/1/0", "f0/1/1/0", "c3/0/0/1", "c1/0/1/0", "c2/1/1/0", "30/0/1/0"]
+"#;
+
+fn template_file(dir: &Path) -> PathBuf {
+    let p = dir.join("probe.toml");
+    std::fs::write(&p, TEMPLATE).unwrap();
+    p
+}
+
+/// Every file under `dir`, by relative path.
+fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let e = e.unwrap();
+            if e.file_type().unwrap().is_dir() {
+                stack.push(e.path());
+            } else {
+                let rel = e.path().strip_prefix(dir).unwrap().display().to_string();
+                out.insert(rel, std::fs::read(e.path()).unwrap());
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn model_rows_load_with_their_ids_and_pass_the_model() {
+    if !have_llvm_mc() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let t = template_file(tmp.path());
+    let out = tmp.path().join("out");
+    let o = oracle(&[
+        "collect",
+        t.to_str().unwrap(),
+        "--backend",
+        "model",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("probe: 6912 rows"),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    let ds = Dataset::load(std::slice::from_ref(&out)).unwrap();
+    assert_eq!(ds.row_count(), 24 * 24 * 6 * 2);
+    let suite = ds.suites.values().next().unwrap();
+    assert_eq!(suite.name(), "oracle-probe");
+    for r in suite.rows.values() {
+        assert_eq!(r.row.evidence, Evidence::Model);
+        assert_eq!(r.row.cells.len(), 3);
+        assert_eq!(r.row.target, "gfx1013");
+    }
+    // A legacy multiply by +0 gives +0 even beside infinity, NaN and -1 (rule legacy.zero_product).
+    let zero_times: Vec<_> = suite
+        .rows
+        .values()
+        .filter(|r| r.row.inputs[0] == 0 && r.row.mode.float_mode == 0xc0)
+        .collect();
+    assert_eq!(zero_times.len(), 24 * 2);
+    assert!(zero_times.iter().all(|r| r.row.cells[0].value == 0));
+    // The rows pass the model, and the same collection again finds nothing to do but refuses to overwrite.
+    let o = oracle(&[
+        "collect",
+        t.to_str().unwrap(),
+        "--backend",
+        "model",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("--resume"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let ds = Dataset::load(&[out]).unwrap();
+    let backends: Vec<Box<dyn measurements::Backend>> =
+        vec![Box::new(reference_model::exec::ModelBackend::default())];
+    let s = conformance::verify(&ds, &backends, &conformance::Options::default(), |_| {});
+    let b = &s.backends[0];
+    assert_eq!(
+        (b.counts.cells, b.counts.matched, b.counts.mismatched),
+        (20736, 20736, 0),
+        "{b:?}"
+    );
+}
+
+#[test]
+fn three_shards_hold_exactly_the_unsharded_rows() {
+    if !have_llvm_mc() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let t = template_file(tmp.path());
+    let t = t.to_str().unwrap();
+    let whole = tmp.path().join("whole");
+    assert!(oracle(&[
+        "collect",
+        t,
+        "--backend",
+        "model",
+        "--out",
+        whole.to_str().unwrap()
+    ])
+    .status
+    .success());
+    let mut dirs = Vec::new();
+    for k in 0..3 {
+        let d = tmp.path().join(format!("shard{k}"));
+        let shard = format!("{k}/3");
+        let o = oracle(&[
+            "collect",
+            t,
+            "--backend",
+            "model",
+            "--out",
+            d.to_str().unwrap(),
+            "--shard",
+            &shard,
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        dirs.push(d);
+    }
+    let rows = |ds: &Dataset| -> BTreeMap<String, measurements::row::Row> {
+        ds.suites
+            .values()
+            .flat_map(|s| s.rows.values().map(|r| (r.row.id.clone(), r.row.clone())))
+            .collect()
+    };
+    let merged = Dataset::load(&dirs).unwrap();
+    let one = Dataset::load(&[whole]).unwrap();
+    let (a, b) = (rows(&merged), rows(&one));
+    assert_eq!(a.len(), b.len());
+    assert_eq!(a, b);
+    // Each shard holds its third (36 of the 108 dispatches, all of 64 lanes).
+    for d in &dirs {
+        assert_eq!(
+            Dataset::load(std::slice::from_ref(d)).unwrap().row_count(),
+            6912 / 3
+        );
+    }
+    for bad in ["3/3", "1", "a/b", "0/0"] {
+        let o = oracle(&[
+            "collect",
+            t,
+            "--backend",
+            "model",
+            "--out",
+            "/nonexistent",
+            "--shard",
+            bad,
+        ]);
+        assert_eq!(o.status.code(), Some(2), "{bad}");
+    }
+}
+
+/// xorshift64*: kill points repeatable from a seed.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+}
+
+#[test]
+fn sigkill_at_random_points_then_resume_gives_the_uninterrupted_files() {
+    if !have_llvm_mc() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let t = template_file(tmp.path());
+    let t = t.to_str().unwrap();
+    let reference = tmp.path().join("reference");
+    let start = Instant::now();
+    assert!(oracle(&[
+        "collect",
+        t,
+        "--backend",
+        "model",
+        "--out",
+        reference.to_str().unwrap()
+    ])
+    .status
+    .success());
+    let full = start.elapsed();
+    let want = files(&reference);
+    assert!(
+        want.keys().any(|k| k.ends_with("gfx1013.csv")),
+        "{:?}",
+        want.keys()
+    );
+    let seed = std::env::var("KILL_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_nanos() as u64
+                | 1
+        });
+    eprintln!(
+        "kill test: seed {seed} (KILL_SEED={seed} repeats it), a whole collection takes {full:?}"
+    );
+    let mut rng = Rng(seed);
+    let out = tmp.path().join("killed");
+    let journal = out.join(".oracle-collect/probe.gfx1013.jsonl");
+    let lines = || std::fs::read(&journal).map_or(0, |b| b.iter().filter(|&&c| c == b'\n').count());
+    let resume = || {
+        Command::new(env!("CARGO_BIN_EXE_oracle"))
+            .args([
+                "collect",
+                t,
+                "--backend",
+                "model",
+                "--resume",
+                "--out",
+                out.to_str().unwrap(),
+            ])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    // Five cycles of four kill points, each cycle resumed to the end and compared with the reference: two
+    // kills when the journal has reached a random number of dispatches (between appends; assembling the
+    // kernels with llvm-mc is most of a short run and leaves nothing behind), two at a random time after the
+    // first append (the final write of the suite included).
+    let (mut kills, mut mid_journal) = (0, 0);
+    let mut cycle = 0;
+    while kills < 20 {
+        cycle += 1;
+        assert!(
+            cycle < 40,
+            "seed {seed}: 20 kill points not reached in 40 cycles"
+        );
+        for k in 0..4 {
+            let mut child = resume();
+            let begun = Instant::now();
+            let running = |c: &mut std::process::Child| c.try_wait().unwrap().is_none();
+            if k < 2 {
+                let now = lines().min(106);
+                let m = now + 1 + (rng.next() % (107 - now) as u64) as usize;
+                while lines() < m && running(&mut child) && begun.elapsed() < 10 * full {
+                    std::thread::sleep(Duration::from_micros(100));
+                }
+            } else {
+                while !journal.exists() && running(&mut child) && begun.elapsed() < 10 * full {
+                    std::thread::sleep(Duration::from_micros(200));
+                }
+                std::thread::sleep(Duration::from_micros(
+                    rng.next() % (full.as_micros() as u64).max(1),
+                ));
+            }
+            let _ = child.kill();
+            let status = child.wait().unwrap();
+            if status.success() {
+                // It ended before the kill point: the whole collection, which must be the reference.
+                assert_eq!(
+                    files(&out),
+                    want,
+                    "seed {seed} cycle {cycle}: a run that ended on its own differs"
+                );
+                break;
+            }
+            kills += 1;
+            if (1..108).contains(&lines()) {
+                mid_journal += 1;
+            }
+        }
+        let o = oracle(&[
+            "collect",
+            t,
+            "--backend",
+            "model",
+            "--resume",
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        assert_eq!(
+            files(&out),
+            want,
+            "seed {seed} cycle {cycle}: the resumed collection's files differ"
+        );
+        std::fs::remove_dir_all(&out).unwrap();
+    }
+    assert!(
+        mid_journal >= 5,
+        "seed {seed}: only {mid_journal} kills landed between dispatches"
+    );
+}
