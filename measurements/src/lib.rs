@@ -36,7 +36,7 @@
 //! | `outputs` | the expected values, parallel to `columns` |
 //! | `masks` | the compared bits per column; empty means all `ffffffff` |
 //! | `checks` | one letter per column ([`row::Check`]); empty means all `x` |
-//! | `evidence` | `hardware`, `peer-pinned` or `peer-formula` |
+//! | `evidence` | `hardware`, `peer-pinned`, `peer-formula`, or `model` (a dry run of `oracle collect --backend model`: not a measurement, never merged with the others under one ID) |
 //! | `source` | who measured it where, or `repo@commit:path#case` of a transcribed test (several joined by ` ; `) |
 //!
 //! What a row compares (`array`, `stride_dwords`) belongs to the row, not to the kernel: two rows of one

@@ -350,3 +350,24 @@ fn sigkill_at_random_points_then_resume_gives_the_uninterrupted_files() {
         "seed {seed}: only {mid_journal} kills landed between dispatches"
     );
 }
+
+#[test]
+fn the_store_never_merges_model_rows_with_hardware_rows_under_one_id() {
+    if !have_llvm_mc() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let t = template_file(tmp.path());
+    let dry = tmp.path().join("dry");
+    assert!(oracle(&["collect", t.to_str().unwrap(), "--backend", "model", "--out", dry.to_str().unwrap()]).status.success());
+    // The same rows as if measured: the same IDs, evidence hardware.
+    let hw = tmp.path().join("hw");
+    let suite = hw.join("oracle-probe");
+    std::fs::create_dir_all(&suite).unwrap();
+    std::fs::copy(dry.join("oracle-probe/kernels.toml"), suite.join("kernels.toml")).unwrap();
+    let csv = std::fs::read_to_string(dry.join("oracle-probe/gfx1013.csv")).unwrap();
+    std::fs::write(suite.join("gfx1013.csv"), csv.replace(",model,oracle collect", ",hardware,oracle collect")).unwrap();
+    assert!(Dataset::load(std::slice::from_ref(&hw)).is_ok());
+    let e = Dataset::load(&[dry, hw]).unwrap_err().to_string();
+    assert!(e.contains("is both a model row") && e.contains("hardware"), "{e}");
+}
