@@ -11,6 +11,8 @@
 //!   writes the binary module too.
 //! - `oracle collect TEMPLATE...|--all --backend model|hsa --out DIR [--resume] [--shard K/N]` runs
 //!   measurement templates into suites (`--list` shows the bundled ones).
+//! - `oracle merge DIR... --out DIR` merges measurement folders (repeatability conflicts are errors that name both
+//!   values); `oracle cite ID...` prints a Markdown block per measurement for a pull request.
 //! - `oracle agents [--hsa-lib PATH]` lists the agents the ROCr runtime sees (loaded at run time), or says
 //!   what is missing: the library, the kernel driver (`/dev/kfd`), an RDNA GPU agent.
 //! - `oracle completions SHELL` prints a shell completion script.
@@ -184,6 +186,27 @@ enum Command {
         #[arg(long, value_name = "PATH")]
         hsa_lib: Option<PathBuf>,
     },
+    /// Merge measurement folders (collection shards, several owners' runs) into DIR: rows with one ID must
+    /// agree cell for cell (a repeatability conflict is reported with both values and where each was read,
+    /// never resolved), model rows never merge with measured ones, sources are united.
+    Merge {
+        /// The folders to merge.
+        #[arg(required = true)]
+        dirs: Vec<PathBuf>,
+        /// Where the merged suites are written (atomically, suite by suite).
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
+    },
+    /// Print a Markdown block for each measurement ID that a contributor pastes into a pull request: the
+    /// ID, the kernel's disassembly, the mode, the inputs, the outputs and where they were measured.
+    Cite {
+        /// Measurement IDs.
+        #[arg(required = true)]
+        ids: Vec<String>,
+        /// Measurement folders (default: the bundled data).
+        #[arg(long, value_name = "DIR")]
+        measurements: Vec<PathBuf>,
+    },
     /// List the agents the ROCr (HSA) runtime sees and which are RDNA GPUs `collect --backend hsa` can
     /// measure: what an RDNA owner checks first. Exit 2, saying why, when the runtime library, the kernel
     /// driver (/dev/kfd) or an RDNA GPU agent is missing.
@@ -268,6 +291,8 @@ fn main() -> ExitCode {
             Ok(ExitCode::SUCCESS)
         }),
         Command::Agents { hsa_lib } => agents(hsa_lib.as_deref()),
+        Command::Merge { dirs, out } => merge(&dirs, &out),
+        Command::Cite { ids, measurements } => cite(&ids, &measurements),
         Command::Collect {
             templates,
             all,
@@ -474,6 +499,90 @@ fn join(dirs: &[PathBuf]) -> String {
         .map(|d| d.display().to_string())
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// `oracle merge`.
+fn merge(dirs: &[PathBuf], out_dir: &std::path::Path) -> Result<ExitCode, String> {
+    if dirs.iter().any(|d| d == out_dir) {
+        return Err("oracle merge: --out must be a folder other than the ones merged".into());
+    }
+    let ds = Dataset::load(dirs).map_err(|e| e.to_string())?;
+    for w in &ds.warnings {
+        out::warn(&format!("oracle: warning: {w}"));
+    }
+    let suites: Vec<&measurements::Suite> = ds.suites.values().collect();
+    measurements::commit::write_suites(out_dir, &suites).map_err(|e| e.to_string())?;
+    out::print(&format!(
+        "merged {} rows of {} suites from {} into {}\n",
+        ds.row_count(),
+        suites.len(),
+        join(dirs),
+        out_dir.display()
+    ))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `oracle cite`.
+fn cite(args: &[String], dirs: &[PathBuf]) -> Result<ExitCode, String> {
+    let ids = args
+        .iter()
+        .map(|a| parse_id(a))
+        .collect::<Result<Vec<_>, _>>()?;
+    let dirs = if dirs.is_empty() {
+        vec![measurements::bundled_data_dir()]
+    } else {
+        dirs.to_vec()
+    };
+    let ds = Dataset::load(&dirs).map_err(|e| e.to_string())?;
+    let mut text = String::new();
+    let mut missing = Vec::new();
+    for id in &ids {
+        let Some((suite, stored)) = ds.find(id) else {
+            missing.push(id.as_str());
+            continue;
+        };
+        let r = &stored.row;
+        let kernel = suite
+            .kernel(&r.kernel)
+            .ok_or_else(|| format!("{id}: kernel `{}` missing", r.kernel))?;
+        let _ = writeln!(text, "#### Measurement `{id}`\n");
+        let _ = writeln!(text, "| | |\n|---|---|");
+        let _ = writeln!(text, "| suite / kernel | `{}` / `{}` (content hash `{}`) |", suite.name(), r.kernel, suite.kernel_hashes.get(&r.kernel).map_or("?", String::as_str));
+        let _ = writeln!(text, "| target | `{}` |", r.target);
+        let _ = writeln!(text, "| mode | `{}` ({}) |", r.mode.canonical(), r.mode);
+        let _ = writeln!(text, "| launch | {}, wave{}, {} threads, dispatch `{}`, lane {} |", kernel.abi.name(), kernel.wave, kernel.threads, r.dispatch, r.lane);
+        let _ = writeln!(text, "| inputs | `{}` |", measurements::hex::format_dwords(&r.inputs));
+        let outputs: Vec<String> = r
+            .cells
+            .iter()
+            .map(|c| {
+                let mask = if c.mask == u32::MAX { String::new() } else { format!(" mask {:08x}", c.mask) };
+                format!("`{}[{}]` = `{:08x}`{mask} ({})", r.placement.array, c.column, c.value, c.check.letter())
+            })
+            .collect();
+        let _ = writeln!(text, "| outputs | {} |", outputs.join(", "));
+        let _ = writeln!(text, "| evidence | {} |", r.evidence);
+        let _ = writeln!(text, "| measured by | {} |", r.source.replace('|', "\\|").replace(" ; ", "; "));
+        let _ = writeln!(text, "\n```asm");
+        match reference_model::exec::target_of(&r.target) {
+            Some(target) => {
+                let l = disasm::listing(target, &kernel.words());
+                text.push_str(&l.text);
+                for w in &l.warnings {
+                    let _ = writeln!(text, "; cannot decode {w}");
+                }
+            }
+            None => {
+                let _ = writeln!(text, "; no disassembly for target `{}`", r.target);
+            }
+        }
+        let _ = writeln!(text, "```\n");
+    }
+    out::print(&text)?;
+    if !missing.is_empty() {
+        return Err(format!("no measurement {} in {}", missing.join(", "), join(&dirs)));
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 /// `oracle collect`'s arguments.

@@ -371,3 +371,55 @@ fn the_store_never_merges_model_rows_with_hardware_rows_under_one_id() {
     let e = Dataset::load(&[dry, hw]).unwrap_err().to_string();
     assert!(e.contains("is both a model row") && e.contains("hardware"), "{e}");
 }
+
+#[test]
+fn merge_of_the_shards_is_the_unsharded_collection_and_conflicts_are_named() {
+    if !have_llvm_mc() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let t = template_file(tmp.path());
+    let t = t.to_str().unwrap();
+    let whole = tmp.path().join("whole");
+    assert!(oracle(&["collect", t, "--backend", "model", "--out", whole.to_str().unwrap()]).status.success());
+    let mut args = vec!["merge".to_string()];
+    for k in 0..3 {
+        let d = tmp.path().join(format!("shard{k}"));
+        assert!(oracle(&["collect", t, "--backend", "model", "--out", d.to_str().unwrap(), "--shard", &format!("{k}/3")]).status.success());
+        args.push(d.display().to_string());
+    }
+    let merged = tmp.path().join("merged");
+    args.extend(["--out".into(), merged.display().to_string()]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let o = oracle(&args);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(files(&merged), files(&whole), "merged shards differ from the unsharded collection");
+    // A repeat that disagrees in one cell: a conflict naming the ID and both files, nothing written.
+    let csv_path = whole.join("oracle-probe/gfx1013.csv");
+    let csv = std::fs::read_to_string(&csv_path).unwrap();
+    let line = csv.lines().nth(1).unwrap();
+    let fields: Vec<&str> = line.split(',').collect();
+    let id = fields[0];
+    let mut outputs: Vec<String> = fields[14].split(' ').map(String::from).collect();
+    outputs[0] = if outputs[0] == "00000000" { "00000001".into() } else { "00000000".into() };
+    let changed = line.replace(fields[14], &outputs.join(" "));
+    let other = tmp.path().join("other/oracle-probe");
+    std::fs::create_dir_all(&other).unwrap();
+    std::fs::copy(whole.join("oracle-probe/kernels.toml"), other.join("kernels.toml")).unwrap();
+    std::fs::write(other.join("gfx1013.csv"), format!("{}\n{changed}\n", csv.lines().next().unwrap())).unwrap();
+    let out2 = tmp.path().join("merged2");
+    let o = oracle(&["merge", whole.to_str().unwrap(), tmp.path().join("other").to_str().unwrap(), "--out", out2.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains(id) && err.contains("gfx1013.csv"), "{err}");
+    assert!(!out2.exists());
+    // cite: the ID, the inputs, the outputs, the kernel's disassembly, the evidence.
+    let o = oracle(&["cite", id, "--measurements", whole.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for want in [format!("#### Measurement `{id}`"), format!("`{}`", fields[10]), "v_mul_legacy_f32".into(), "| evidence | model |".into(), "```asm".into()] {
+        assert!(text.contains(&want), "cite lacks {want}:\n{text}");
+    }
+    let o = oracle(&["cite", "M-0000000000000000", "--measurements", whole.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+}
