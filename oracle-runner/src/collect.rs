@@ -15,8 +15,9 @@
 //! atomically from the journal (so an interrupted and resumed collection writes the same bytes as an
 //! uninterrupted one) and the journal is removed.
 //!
-//! Sharding: `--shard K/N` runs the dispatches whose index (in the order of [`templates::Template::cases`])
-//! is K modulo N; the N shards' suites together hold exactly the unsharded rows.
+//! Sharding: `--shard K/N` (1 <= K <= N) runs the dispatches whose 0-based index (in the order of
+//! [`templates::Template::cases`]) is K-1 modulo N; the N shards' suites together hold exactly the unsharded
+//! rows.
 
 use measurements::id::{dispatch_hash, measurement_id};
 use measurements::kernel::{Abi, Array, Init, Kernel, KernelFile};
@@ -64,10 +65,10 @@ impl Target<'_> {
     }
 }
 
-/// A shard: `index` of `count`.
+/// A shard: number `index` (1-based, as `conformance sweep` and `conformance --shard` count) of `count`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Shard {
-    /// 0-based.
+    /// 1 to `count`.
     pub index: u32,
     /// At least 1.
     pub count: u32,
@@ -75,25 +76,28 @@ pub struct Shard {
 
 impl Shard {
     /// The whole collection.
-    pub const ALL: Shard = Shard { index: 0, count: 1 };
+    pub const ALL: Shard = Shard { index: 1, count: 1 };
 
-    /// Parses `K/N` (0 <= K < N).
+    /// Parses `K/N` (1 <= K <= N).
     pub fn parse(text: &str) -> Result<Shard, String> {
         let bad = || {
-            format!("--shard `{text}`: K/N with 0 <= K < N, e.g. 0/3 (K is 0-based, like JOB_COMPLETION_INDEX)")
+            format!(
+                "--shard `{text}`: K/N with 1 <= K <= N, e.g. 2/3 (a Kubernetes Indexed Job passes \
+                 $((JOB_COMPLETION_INDEX + 1))/N)"
+            )
         };
         let (k, n) = text.split_once('/').ok_or_else(bad)?;
         let (index, count): (u32, u32) =
             (k.parse().map_err(|_| bad())?, n.parse().map_err(|_| bad())?);
-        if count == 0 || index >= count {
+        if count == 0 || index == 0 || index > count {
             return Err(bad());
         }
         Ok(Shard { index, count })
     }
 
-    /// Whether dispatch `i` belongs to this shard.
+    /// Whether dispatch `i` (0-based) belongs to this shard: shard K holds K-1, K-1+N, K-1+2N, ...
     pub fn has(self, i: usize) -> bool {
-        i as u64 % u64::from(self.count) == u64::from(self.index)
+        i as u64 % u64::from(self.count) == u64::from(self.index - 1)
     }
 }
 

@@ -176,7 +176,7 @@ enum Command {
         /// Continue (or redo from its journal) a collection into the same DIR.
         #[arg(long)]
         resume: bool,
-        /// Only dispatches K, K+N, K+2N, ... (0 <= K < N; K as JOB_COMPLETION_INDEX gives it).
+        /// Only shard K of N (1 <= K <= N): dispatches K-1, K-1+N, ... (0-based).
         #[arg(long, value_name = "K/N")]
         shard: Option<String>,
         /// The chip the model runs as (`--backend model`): gfx1013 (default), gfx1030 .. gfx1036.
@@ -547,22 +547,57 @@ fn cite(args: &[String], dirs: &[PathBuf]) -> Result<ExitCode, String> {
             .ok_or_else(|| format!("{id}: kernel `{}` missing", r.kernel))?;
         let _ = writeln!(text, "#### Measurement `{id}`\n");
         let _ = writeln!(text, "| | |\n|---|---|");
-        let _ = writeln!(text, "| suite / kernel | `{}` / `{}` (content hash `{}`) |", suite.name(), r.kernel, suite.kernel_hashes.get(&r.kernel).map_or("?", String::as_str));
+        let _ = writeln!(
+            text,
+            "| suite / kernel | `{}` / `{}` (content hash `{}`) |",
+            suite.name(),
+            r.kernel,
+            suite
+                .kernel_hashes
+                .get(&r.kernel)
+                .map_or("?", String::as_str)
+        );
         let _ = writeln!(text, "| target | `{}` |", r.target);
         let _ = writeln!(text, "| mode | `{}` ({}) |", r.mode.canonical(), r.mode);
-        let _ = writeln!(text, "| launch | {}, wave{}, {} threads, dispatch `{}`, lane {} |", kernel.abi.name(), kernel.wave, kernel.threads, r.dispatch, r.lane);
-        let _ = writeln!(text, "| inputs | `{}` |", measurements::hex::format_dwords(&r.inputs));
+        let _ = writeln!(
+            text,
+            "| launch | {}, wave{}, {} threads, dispatch `{}`, lane {} |",
+            kernel.abi.name(),
+            kernel.wave,
+            kernel.threads,
+            r.dispatch,
+            r.lane
+        );
+        let _ = writeln!(
+            text,
+            "| inputs | `{}` |",
+            measurements::hex::format_dwords(&r.inputs)
+        );
         let outputs: Vec<String> = r
             .cells
             .iter()
             .map(|c| {
-                let mask = if c.mask == u32::MAX { String::new() } else { format!(" mask {:08x}", c.mask) };
-                format!("`{}[{}]` = `{:08x}`{mask} ({})", r.placement.array, c.column, c.value, c.check.letter())
+                let mask = if c.mask == u32::MAX {
+                    String::new()
+                } else {
+                    format!(" mask {:08x}", c.mask)
+                };
+                format!(
+                    "`{}[{}]` = `{:08x}`{mask} ({})",
+                    r.placement.array,
+                    c.column,
+                    c.value,
+                    c.check.letter()
+                )
             })
             .collect();
         let _ = writeln!(text, "| outputs | {} |", outputs.join(", "));
         let _ = writeln!(text, "| evidence | {} |", r.evidence);
-        let _ = writeln!(text, "| measured by | {} |", r.source.replace('|', "\\|").replace(" ; ", "; "));
+        let _ = writeln!(
+            text,
+            "| measured by | {} |",
+            r.source.replace('|', "\\|").replace(" ; ", "; ")
+        );
         let _ = writeln!(text, "\n```asm");
         match reference_model::exec::target_of(&r.target) {
             Some(target) => {
@@ -580,7 +615,11 @@ fn cite(args: &[String], dirs: &[PathBuf]) -> Result<ExitCode, String> {
     }
     out::print(&text)?;
     if !missing.is_empty() {
-        return Err(format!("no measurement {} in {}", missing.join(", "), join(&dirs)));
+        return Err(format!(
+            "no measurement {} in {}",
+            missing.join(", "),
+            join(&dirs)
+        ));
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -161,7 +161,7 @@ fn three_shards_hold_exactly_the_unsharded_rows() {
     .status
     .success());
     let mut dirs = Vec::new();
-    for k in 0..3 {
+    for k in 1..=3 {
         let d = tmp.path().join(format!("shard{k}"));
         let shard = format!("{k}/3");
         let o = oracle(&[
@@ -195,7 +195,7 @@ fn three_shards_hold_exactly_the_unsharded_rows() {
             6912 / 3
         );
     }
-    for bad in ["3/3", "1", "a/b", "0/0"] {
+    for bad in ["0/3", "4/3", "1", "a/b", "0/0"] {
         let o = oracle(&[
             "collect",
             t,
@@ -359,17 +359,37 @@ fn the_store_never_merges_model_rows_with_hardware_rows_under_one_id() {
     let tmp = tempfile::tempdir().unwrap();
     let t = template_file(tmp.path());
     let dry = tmp.path().join("dry");
-    assert!(oracle(&["collect", t.to_str().unwrap(), "--backend", "model", "--out", dry.to_str().unwrap()]).status.success());
+    assert!(oracle(&[
+        "collect",
+        t.to_str().unwrap(),
+        "--backend",
+        "model",
+        "--out",
+        dry.to_str().unwrap()
+    ])
+    .status
+    .success());
     // The same rows as if measured: the same IDs, evidence hardware.
     let hw = tmp.path().join("hw");
     let suite = hw.join("oracle-probe");
     std::fs::create_dir_all(&suite).unwrap();
-    std::fs::copy(dry.join("oracle-probe/kernels.toml"), suite.join("kernels.toml")).unwrap();
+    std::fs::copy(
+        dry.join("oracle-probe/kernels.toml"),
+        suite.join("kernels.toml"),
+    )
+    .unwrap();
     let csv = std::fs::read_to_string(dry.join("oracle-probe/gfx1013.csv")).unwrap();
-    std::fs::write(suite.join("gfx1013.csv"), csv.replace(",model,oracle collect", ",hardware,oracle collect")).unwrap();
+    std::fs::write(
+        suite.join("gfx1013.csv"),
+        csv.replace(",model,oracle collect", ",hardware,oracle collect"),
+    )
+    .unwrap();
     assert!(Dataset::load(std::slice::from_ref(&hw)).is_ok());
     let e = Dataset::load(&[dry, hw]).unwrap_err().to_string();
-    assert!(e.contains("is both a model row") && e.contains("hardware"), "{e}");
+    assert!(
+        e.contains("is both a model row") && e.contains("hardware"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -381,11 +401,31 @@ fn merge_of_the_shards_is_the_unsharded_collection_and_conflicts_are_named() {
     let t = template_file(tmp.path());
     let t = t.to_str().unwrap();
     let whole = tmp.path().join("whole");
-    assert!(oracle(&["collect", t, "--backend", "model", "--out", whole.to_str().unwrap()]).status.success());
+    assert!(oracle(&[
+        "collect",
+        t,
+        "--backend",
+        "model",
+        "--out",
+        whole.to_str().unwrap()
+    ])
+    .status
+    .success());
     let mut args = vec!["merge".to_string()];
-    for k in 0..3 {
+    for k in 1..=3 {
         let d = tmp.path().join(format!("shard{k}"));
-        assert!(oracle(&["collect", t, "--backend", "model", "--out", d.to_str().unwrap(), "--shard", &format!("{k}/3")]).status.success());
+        assert!(oracle(&[
+            "collect",
+            t,
+            "--backend",
+            "model",
+            "--out",
+            d.to_str().unwrap(),
+            "--shard",
+            &format!("{k}/3")
+        ])
+        .status
+        .success());
         args.push(d.display().to_string());
     }
     let merged = tmp.path().join("merged");
@@ -393,7 +433,11 @@ fn merge_of_the_shards_is_the_unsharded_collection_and_conflicts_are_named() {
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let o = oracle(&args);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    assert_eq!(files(&merged), files(&whole), "merged shards differ from the unsharded collection");
+    assert_eq!(
+        files(&merged),
+        files(&whole),
+        "merged shards differ from the unsharded collection"
+    );
     // A repeat that disagrees in one cell: a conflict naming the ID and both files, nothing written.
     let csv_path = whole.join("oracle-probe/gfx1013.csv");
     let csv = std::fs::read_to_string(&csv_path).unwrap();
@@ -401,14 +445,32 @@ fn merge_of_the_shards_is_the_unsharded_collection_and_conflicts_are_named() {
     let fields: Vec<&str> = line.split(',').collect();
     let id = fields[0];
     let mut outputs: Vec<String> = fields[14].split(' ').map(String::from).collect();
-    outputs[0] = if outputs[0] == "00000000" { "00000001".into() } else { "00000000".into() };
+    outputs[0] = if outputs[0] == "00000000" {
+        "00000001".into()
+    } else {
+        "00000000".into()
+    };
     let changed = line.replace(fields[14], &outputs.join(" "));
     let other = tmp.path().join("other/oracle-probe");
     std::fs::create_dir_all(&other).unwrap();
-    std::fs::copy(whole.join("oracle-probe/kernels.toml"), other.join("kernels.toml")).unwrap();
-    std::fs::write(other.join("gfx1013.csv"), format!("{}\n{changed}\n", csv.lines().next().unwrap())).unwrap();
+    std::fs::copy(
+        whole.join("oracle-probe/kernels.toml"),
+        other.join("kernels.toml"),
+    )
+    .unwrap();
+    std::fs::write(
+        other.join("gfx1013.csv"),
+        format!("{}\n{changed}\n", csv.lines().next().unwrap()),
+    )
+    .unwrap();
     let out2 = tmp.path().join("merged2");
-    let o = oracle(&["merge", whole.to_str().unwrap(), tmp.path().join("other").to_str().unwrap(), "--out", out2.to_str().unwrap()]);
+    let o = oracle(&[
+        "merge",
+        whole.to_str().unwrap(),
+        tmp.path().join("other").to_str().unwrap(),
+        "--out",
+        out2.to_str().unwrap(),
+    ]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(err.contains(id) && err.contains("gfx1013.csv"), "{err}");
@@ -417,9 +479,20 @@ fn merge_of_the_shards_is_the_unsharded_collection_and_conflicts_are_named() {
     let o = oracle(&["cite", id, "--measurements", whole.to_str().unwrap()]);
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    for want in [format!("#### Measurement `{id}`"), format!("`{}`", fields[10]), "v_mul_legacy_f32".into(), "| evidence | model |".into(), "```asm".into()] {
+    for want in [
+        format!("#### Measurement `{id}`"),
+        format!("`{}`", fields[10]),
+        "v_mul_legacy_f32".into(),
+        "| evidence | model |".into(),
+        "```asm".into(),
+    ] {
         assert!(text.contains(&want), "cite lacks {want}:\n{text}");
     }
-    let o = oracle(&["cite", "M-0000000000000000", "--measurements", whole.to_str().unwrap()]);
+    let o = oracle(&[
+        "cite",
+        "M-0000000000000000",
+        "--measurements",
+        whole.to_str().unwrap(),
+    ]);
     assert_eq!(o.status.code(), Some(2));
 }
