@@ -72,6 +72,9 @@ pub struct Options {
     pub known: KnownDifferences,
     /// Most mismatches kept in detail per backend.
     pub mismatch_limit: usize,
+    /// Shard `(k, n)`, 1 <= k <= n: only the selected jobs whose 0-based index (suites in name order, jobs
+    /// in plan order) is k-1 modulo n run; [`merge_summaries`] of the n shards is the unsharded summary.
+    pub shard: (u64, u64),
 }
 
 impl Default for Options {
@@ -80,22 +83,92 @@ impl Default for Options {
             filter: Filter::default(),
             known: KnownDifferences::default(),
             mismatch_limit: 5000,
+            shard: (1, 1),
         }
     }
 }
 
+/// Whether selected job `index` belongs to shard `(k, n)`.
+fn in_shard(index: u64, (k, n): (u64, u64)) -> bool {
+    n <= 1 || index % n == k - 1
+}
+
+/// The summary of a run made of the summaries of its shards (`conformance --shard K/N` for K = 1..N, or runs
+/// over disjoint suites): counts added per backend, suite and evidence kind, mismatches and problems
+/// gathered (in suite and ID order, at most the limit listed), the rules' counts recomputed. The parts must
+/// name the same backends in the same order.
+pub fn merge_summaries(parts: Vec<Summary>) -> Result<Summary, String> {
+    let mut parts = parts.into_iter();
+    let mut out = parts.next().ok_or("no summaries to merge")?;
+    for p in parts {
+        let names = |s: &Summary| {
+            s.backends
+                .iter()
+                .map(|b| b.name.clone())
+                .collect::<Vec<_>>()
+        };
+        if names(&p) != names(&out) {
+            return Err(format!(
+                "summaries of different backends cannot be merged: {:?} and {:?}",
+                names(&out),
+                names(&p)
+            ));
+        }
+        out.rows = out.rows.max(p.rows);
+        out.mismatch_limit = out.mismatch_limit.max(p.mismatch_limit);
+        for m in p.measurements {
+            if !out.measurements.contains(&m) {
+                out.measurements.push(m);
+            }
+        }
+        for (b, pb) in out.backends.iter_mut().zip(p.backends) {
+            b.counts.add(&pb.counts);
+            for ps in pb.suites {
+                match b.suites.iter_mut().find(|s| s.suite == ps.suite) {
+                    Some(s) => {
+                        s.counts.add(&ps.counts);
+                        for (k, c) in ps.by_evidence {
+                            s.by_evidence.entry(k).or_default().add(&c);
+                        }
+                    }
+                    None => b.suites.push(ps),
+                }
+            }
+            b.suites.sort_by(|x, y| x.suite.cmp(&y.suite));
+            b.mismatches.extend(pb.mismatches);
+            b.mismatches_omitted += pb.mismatches_omitted;
+            b.problems.extend(pb.problems);
+        }
+    }
+    let limit = out.mismatch_limit as usize;
+    for b in &mut out.backends {
+        b.mismatches
+            .sort_by(|x, y| (&x.suite, &x.id, x.column).cmp(&(&y.suite, &y.id, y.column)));
+        if b.mismatches.len() > limit {
+            b.mismatches_omitted += (b.mismatches.len() - limit) as u64;
+            b.mismatches.truncate(limit);
+        }
+        b.problems.sort_by(|x, y| {
+            (&x.suite, &x.kernel, &x.dispatch).cmp(&(&y.suite, &y.kernel, &y.dispatch))
+        });
+    }
+    attach_rules(&mut out);
+    Ok(out)
+}
+
 /// Number of jobs a run will execute per backend (for progress reporting).
-pub fn job_count(ds: &Dataset, filter: &Filter) -> usize {
-    filter
+pub fn job_count(ds: &Dataset, filter: &Filter, shard: (u64, u64)) -> usize {
+    let selected: u64 = filter
         .selected(ds)
         .iter()
         .map(|s| {
             plan_jobs(s)
                 .iter()
                 .filter(|j| filter.kernel(&j.job.kernel.name))
-                .count()
+                .count() as u64
         })
-        .sum()
+        .sum();
+    (0..selected).filter(|&i| in_shard(i, shard)).count()
 }
 
 /// Verifies every selected row on every backend. `progress` is called once per job run.
@@ -116,6 +189,7 @@ pub fn verify(
             name: name.clone(),
             ..Default::default()
         };
+        let mut index = 0u64;
         for suite in opts.filter.selected(ds) {
             let mut su = SuiteSummary {
                 suite: suite.name().to_string(),
@@ -124,6 +198,10 @@ pub fn verify(
             for planned in plan_jobs(suite) {
                 let job = &planned.job;
                 if !opts.filter.kernel(&job.kernel.name) {
+                    continue;
+                }
+                index += 1;
+                if !in_shard(index - 1, opts.shard) {
                     continue;
                 }
                 progress(&job.describe());

@@ -115,6 +115,11 @@ struct Cli {
     /// exit.
     #[arg(long)]
     list_devices: bool,
+    /// Run only shard K of N (1 <= K <= N): the selected jobs whose 0-based index is K-1 modulo N (suites in
+    /// name order, jobs in plan order). `conformance merge-summaries` of the N shards' `--format json` output
+    /// is the unsharded summary.
+    #[arg(long, value_name = "K/N")]
+    shard: Option<String>,
 }
 
 #[derive(Subcommand)]
@@ -220,6 +225,17 @@ enum Sub {
         /// Regression files.
         #[arg(required = true)]
         files: Vec<PathBuf>,
+    },
+    /// Add up the `--format json` summaries of shards (`--shard K/N`) or of runs over disjoint suites and
+    /// print the whole as `--format` says (text, json, markdown). Exit 1 when the merged summary has an
+    /// unexplained mismatch.
+    MergeSummaries {
+        /// Summary files (JSON).
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
     },
     /// Add up `sweep --out` results of one operation, mode and backend: coverage, gaps, overlaps and
     /// divergences. Exit 1 on a divergence or a gap.
@@ -355,6 +371,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             )
         }
         Some(Sub::SweepMerge { files }) => return sweep_merge(&files),
+        Some(Sub::MergeSummaries { files, format }) => return merge_summaries(&files, format),
         Some(Sub::BenchGpu {
             backend,
             groups,
@@ -457,7 +474,11 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
     if filter.selected(&ds).is_empty() {
         return Err(format!("no suite matches {:?}", filter.suites.texts()));
     }
-    if job_count(&ds, &filter) == 0 {
+    let shard = match &cli.shard {
+        Some(t) => conformance::sweep::parse_shard(t)?,
+        None => (1, 1),
+    };
+    if job_count(&ds, &filter, (1, 1)) == 0 {
         return Err(format!(
             "no kernel of the selected suites matches {:?}",
             filter.kernels.texts()
@@ -477,9 +498,10 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         filter,
         known,
         mismatch_limit: cli.mismatch_limit,
+        shard,
     };
 
-    let total = (job_count(&ds, &opts.filter) * backends.len()) as u64;
+    let total = (job_count(&ds, &opts.filter, opts.shard) * backends.len()) as u64;
     let bar = if std::io::stderr().is_terminal() {
         let bar = indicatif::ProgressBar::new(total);
         bar.set_style(
@@ -1020,6 +1042,32 @@ fn problems(summary: &Summary) -> Vec<String> {
         })
         .collect()
 }
+
+/// `conformance merge-summaries`.
+fn merge_summaries(files: &[PathBuf], format: Format) -> Result<ExitCode, String> {
+    let mut parts = Vec::new();
+    for f in files {
+        let text = std::fs::read_to_string(f).map_err(|e| format!("{}: {e}", f.display()))?;
+        let s: Summary = serde_json::from_str(&text)
+            .map_err(|e| format!("{}: not a conformance JSON summary ({e})", f.display()))?;
+        parts.push(s);
+    }
+    let mut summary = conformance::merge_summaries(parts)?;
+    summary.run = conformance::run_info();
+    match format {
+        Format::Text => out::print(&reports::table(&summary))?,
+        Format::Json => {
+            out::print(&(serde_json::to_string_pretty(&summary).unwrap_or_default() + "\n"))?
+        }
+        Format::Markdown => out::print(&reports::markdown(&summary))?,
+    }
+    Ok(if summary.has_unexplained_mismatch() {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
 
 #[cfg(test)]
 mod tests {

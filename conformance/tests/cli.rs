@@ -762,3 +762,67 @@ fn fuzz_replay_runs_saved_regressions_and_refuses_bad_files() {
     );
     assert!(String::from_utf8_lossy(&out.stdout).contains("model and vulkan:llvmpipe: agree"));
 }
+
+/// A summary with what depends on the run (time, commit, order of listed mismatches and problems) taken out.
+fn canonical(mut v: serde_json::Value) -> serde_json::Value {
+    let o = v.as_object_mut().unwrap();
+    for k in [
+        "run",
+        "known_differences_file",
+        "stale_known_ids",
+        "backends_not_in_build",
+        "limits",
+    ] {
+        o.remove(k);
+    }
+    for b in o["backends"].as_array_mut().unwrap() {
+        for (list, keys) in [
+            ("mismatches", ["suite", "id", "column"]),
+            ("problems", ["suite", "kernel", "dispatch"]),
+        ] {
+            let items = b[list].as_array_mut().unwrap();
+            items.sort_by_key(|m| keys.map(|k| m[k].to_string()));
+        }
+    }
+    v
+}
+
+#[test]
+fn three_shards_merged_equal_the_unsharded_summary() {
+    let (whole, code) = json(&["--backend", "model", "--format", "json"]);
+    assert_eq!(code, 0);
+    let tmp = tempfile::tempdir().unwrap();
+    let mut files = Vec::new();
+    let mut cells = 0;
+    for k in 1..=3 {
+        let (part, _) = json(&[
+            "--backend",
+            "model",
+            "--format",
+            "json",
+            "--shard",
+            &format!("{k}/3"),
+        ]);
+        let n = part["backends"][0]["cells"].as_u64().unwrap();
+        assert!(n > 0, "shard {k} ran nothing");
+        cells += n;
+        let f = tmp.path().join(format!("s{k}.json"));
+        std::fs::write(&f, serde_json::to_string(&part).unwrap()).unwrap();
+        files.push(f.display().to_string());
+    }
+    assert_eq!(cells, whole["backends"][0]["cells"].as_u64().unwrap());
+    let mut args = vec!["merge-summaries", "--format", "json"];
+    args.extend(files.iter().map(String::as_str));
+    let (merged, code) = json(&args);
+    assert_eq!(code, 0);
+    assert_eq!(canonical(merged), canonical(whole));
+    for bad in ["0/3", "4/3", "x"] {
+        assert_eq!(
+            conformance(&["--backend", "model", "--shard", bad])
+                .status
+                .code(),
+            Some(2),
+            "{bad}"
+        );
+    }
+}
