@@ -1068,7 +1068,6 @@ fn merge_summaries(files: &[PathBuf], format: Format) -> Result<ExitCode, String
     })
 }
 
-
 #[cfg(test)]
 mod tests {
     /// The help's target list is the model's mapping, name for name.

@@ -525,3 +525,64 @@ fn agents_without_an_amd_gpu_says_why() {
         );
     }
 }
+
+#[test]
+fn collect_on_hsa_without_an_amd_gpu_exits_2_saying_why() {
+    let o = oracle(&[
+        "collect",
+        "f32-legacy",
+        "--backend",
+        "hsa",
+        "--out",
+        "/nonexistent/out",
+        "--hsa-lib",
+        "/nonexistent/libhsa-runtime64.so.1",
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("`/nonexistent/libhsa-runtime64.so.1` could not be loaded"),
+        "{err}"
+    );
+    let lib = "/usr/lib/x86_64-linux-gnu/libhsa-runtime64.so.1";
+    if std::path::Path::new(lib).exists() && !std::path::Path::new("/dev/kfd").exists() {
+        let o = oracle(&[
+            "collect",
+            "f32-legacy",
+            "--backend",
+            "hsa",
+            "--out",
+            "/nonexistent/out",
+            "--hsa-lib",
+            lib,
+        ]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(err.contains("/dev/kfd does not exist"), "{err}");
+    }
+    // A template that does not assemble is named with llvm-mc's message.
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path().join("bad.toml");
+    std::fs::write(&t, "name = \"bad\"\nsettles = [\"legacy.zero_product\"]\nbody = \"v_bogus_f32 v10, v4\"\noutputs = 1\noperands = [[\"f32\"]]\n").unwrap();
+    let o = oracle(&[
+        "collect",
+        t.to_str().unwrap(),
+        "--backend",
+        "model",
+        "--out",
+        tmp.path().join("o").to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    if std::process::Command::new("llvm-mc-19")
+        .arg("--version")
+        .output()
+        .is_ok()
+        || std::path::Path::new("/usr/lib/llvm-19/bin/llvm-mc").exists()
+    {
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(
+            err.contains("does not assemble") && err.contains("v_bogus_f32"),
+            "{err}"
+        );
+    }
+}
