@@ -144,10 +144,10 @@ enum Sub {
         /// Compile the guest kernel without the float engine's host fast paths (what they gain).
         #[arg(long)]
         no_host_floats: bool,
-        /// Let the driver inline the recompiler's helper functions even where the backend keeps them as
-        /// calls (NVIDIA), to measure what the calls gain.
+        /// Keep the recompiler's helper functions as calls (`DontInline`) instead of letting the driver inline
+        /// them, to measure what calls cost (only a driver that honours it, such as NVIDIA's, differs).
         #[arg(long)]
-        inline_helpers: bool,
+        call_helpers: bool,
         /// Runs of each version; the fastest counts.
         #[arg(long, default_value_t = 5)]
         repeats: u32,
@@ -276,7 +276,7 @@ fn list_devices() -> Result<ExitCode, String> {
     }
     for d in devs {
         out::print(&format!(
-            "{}  backend {}  driver {} {}  Vulkan {}  subgroup {}  shared memory {} bytes  host floats {}  helper calls {}\n",
+            "{}  backend {}  driver {} {}  Vulkan {}  subgroup {}  shared memory {} bytes  host floats {}\n",
             d.name,
             conformance::vulkan::backend_name(&d.name),
             d.driver_name,
@@ -286,11 +286,6 @@ fn list_devices() -> Result<ExitCode, String> {
                 .map_or("unknown".to_string(), |s| s.to_string()),
             d.limits.max_compute_shared_memory_size,
             if conformance::vulkan::host_floats(&d) {
-                "yes"
-            } else {
-                "no"
-            },
-            if conformance::vulkan::call_helpers(&d) {
                 "yes"
             } else {
                 "no"
@@ -378,7 +373,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             turns,
             steps,
             no_host_floats,
-            inline_helpers,
+            call_helpers,
             repeats,
             check_groups,
             special_every,
@@ -387,7 +382,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             return bench_gpu(
                 &backend,
                 no_host_floats,
-                inline_helpers,
+                call_helpers,
                 conformance::bench_gpu::Settings {
                     groups,
                     turns,
@@ -572,7 +567,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
 fn bench_gpu(
     backend: &str,
     no_host_floats: bool,
-    inline_helpers: bool,
+    call_helpers: bool,
     s: conformance::bench_gpu::Settings,
 ) -> Result<ExitCode, String> {
     let selector =
@@ -587,8 +582,8 @@ fn bench_gpu(
     } else {
         b
     };
-    let b = if inline_helpers {
-        b.inlining_helpers()
+    let b = if call_helpers {
+        b.calling_helpers()
     } else {
         b
     };

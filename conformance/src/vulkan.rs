@@ -32,13 +32,6 @@ pub fn host_floats(info: &driver::DeviceInfo) -> bool {
     info.float_controls.is_some_and(|f| f.rounding_rte.f32)
 }
 
-/// Whether helper functions stay calls on the device (`recompiler::Shape::call_helpers`): on NVIDIA's
-/// driver, where that was measured faster (the float bench 44 to 33 ms on the H200); elsewhere the driver
-/// inlines them (lavapipe ran the bench 50x slower with calls).
-pub fn call_helpers(info: &driver::DeviceInfo) -> bool {
-    info.is_nvidia()
-}
-
 impl VulkanBackend {
     /// Opens the device whose name contains `selector` (lavapipe, or the only device, when `None`). Each
     /// wave gets `limits.instructions` instructions (at most `u32::MAX`) before the job times out in the
@@ -54,7 +47,9 @@ impl VulkanBackend {
             shared_bytes: info.limits.max_compute_shared_memory_size,
             budget: u32::try_from(limits.instructions).unwrap_or(u32::MAX),
             host_floats: host_floats(info),
-            call_helpers: call_helpers(info),
+            // Helpers are inlined everywhere (`recompiler::Shape::call_helpers` docs): kept as calls on
+            // NVIDIA's driver, peer-global-loads/LoadsCode read 138 wrong cells on the H200 (2026-12-04).
+            call_helpers: false,
         };
         Ok(VulkanBackend {
             name: backend_name(&info.name),
@@ -76,10 +71,11 @@ impl VulkanBackend {
         self
     }
 
-    /// Lets the driver inline the recompiler's helpers where [`call_helpers`] would keep them as calls, to
-    /// measure what the calls gain.
-    pub fn inlining_helpers(mut self) -> VulkanBackend {
-        self.options.call_helpers = false;
+    /// Keeps the recompiler's helpers as calls (`DontInline`), to measure what calls cost or gain on a driver
+    /// that honours it (NVIDIA's): `bench-gpu --call-helpers`. Not for verification: on the H200 a bundled
+    /// suite (peer-global-loads) differs from the model with calls and matches without.
+    pub fn calling_helpers(mut self) -> VulkanBackend {
+        self.options.call_helpers = true;
         self
     }
 

@@ -101,9 +101,10 @@ pub struct Shape {
     /// "Host fast paths").
     pub host_floats: bool,
     /// Helper functions (the f32 add and multiply slow paths, the memory units' address lookups) are
-    /// marked `DontInline`, so the host compiler keeps them as calls. With calls the NVIDIA H200 runs the
-    /// float bench 1.3x faster and lavapipe 50x slower (README, "Speed figures"). Only a hint: results are
-    /// the same.
+    /// marked `DontInline`, so the host compiler keeps them as calls. Results should be the same, but are
+    /// not on the H200: with calls it mismatches 138 cells of peer-global-loads that it matches inlined
+    /// (cause not found), and since speculative loops the inlined float bench is faster too, so the
+    /// `vulkan` backend leaves this off (README, "Speed figures"). For measurements only.
     pub call_helpers: bool,
 }
 
