@@ -582,11 +582,7 @@ fn bench_gpu(
     } else {
         b
     };
-    let b = if call_helpers {
-        b.calling_helpers()
-    } else {
-        b
-    };
+    let b = if call_helpers { b.calling_helpers() } else { b };
     let figures = conformance::bench_gpu::run(&b, s)?;
     let base = figures[0].best.as_secs_f64();
     let ops = f64::from(s.groups) * 64.0 * f64::from(s.turns) * f64::from(s.steps) * 8.0;

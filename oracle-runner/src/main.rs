@@ -383,8 +383,12 @@ fn parse_id(arg: &str) -> Result<String, String> {
     Ok(format!("M-{}", hex.to_ascii_lowercase()))
 }
 
-fn show(args: &[String], dirs: &[PathBuf], with_disasm: bool) -> Result<ExitCode, String> {
-    // Every argument is checked before the data is loaded: a typo is named as such, not as a missing row.
+/// The IDs of `args` (every one checked before the data is loaded: a typo is named as such, not as a missing
+/// row), the folders (`dirs`, or the bundled data) and the rows loaded from them.
+fn ids_and_rows(
+    args: &[String],
+    dirs: &[PathBuf],
+) -> Result<(Vec<String>, Vec<PathBuf>, Dataset), String> {
     let ids = args
         .iter()
         .map(|a| parse_id(a))
@@ -398,6 +402,11 @@ fn show(args: &[String], dirs: &[PathBuf], with_disasm: bool) -> Result<ExitCode
     for w in &ds.warnings {
         out::warn(&format!("oracle: warning: {w}"));
     }
+    Ok((ids, dirs, ds))
+}
+
+fn show(args: &[String], dirs: &[PathBuf], with_disasm: bool) -> Result<ExitCode, String> {
+    let (ids, dirs, ds) = ids_and_rows(args, dirs)?;
     let mut missing = Vec::new();
     for id in &ids {
         let Some((suite, stored)) = ds.find(id) else {
@@ -524,16 +533,7 @@ fn merge(dirs: &[PathBuf], out_dir: &std::path::Path) -> Result<ExitCode, String
 
 /// `oracle cite`.
 fn cite(args: &[String], dirs: &[PathBuf]) -> Result<ExitCode, String> {
-    let ids = args
-        .iter()
-        .map(|a| parse_id(a))
-        .collect::<Result<Vec<_>, _>>()?;
-    let dirs = if dirs.is_empty() {
-        vec![measurements::bundled_data_dir()]
-    } else {
-        dirs.to_vec()
-    };
-    let ds = Dataset::load(&dirs).map_err(|e| e.to_string())?;
+    let (ids, dirs, ds) = ids_and_rows(args, dirs)?;
     let mut text = String::new();
     let mut missing = Vec::new();
     for id in &ids {

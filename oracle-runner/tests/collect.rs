@@ -141,15 +141,9 @@ fn model_rows_load_with_their_ids_and_pass_the_model() {
     );
 }
 
-#[test]
-fn three_shards_hold_exactly_the_unsharded_rows() {
-    if !have_llvm_mc() {
-        return;
-    }
-    let tmp = tempfile::tempdir().unwrap();
-    let t = template_file(tmp.path());
-    let t = t.to_str().unwrap();
-    let whole = tmp.path().join("whole");
+/// `t` collected whole into `dir/whole` and in three shards into `dir/shard1..3`.
+fn whole_and_shards(dir: &Path, t: &str) -> (PathBuf, Vec<PathBuf>) {
+    let whole = dir.join("whole");
     assert!(oracle(&[
         "collect",
         t,
@@ -162,7 +156,7 @@ fn three_shards_hold_exactly_the_unsharded_rows() {
     .success());
     let mut dirs = Vec::new();
     for k in 1..=3 {
-        let d = tmp.path().join(format!("shard{k}"));
+        let d = dir.join(format!("shard{k}"));
         let shard = format!("{k}/3");
         let o = oracle(&[
             "collect",
@@ -177,6 +171,18 @@ fn three_shards_hold_exactly_the_unsharded_rows() {
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         dirs.push(d);
     }
+    (whole, dirs)
+}
+
+#[test]
+fn three_shards_hold_exactly_the_unsharded_rows() {
+    if !have_llvm_mc() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let t = template_file(tmp.path());
+    let t = t.to_str().unwrap();
+    let (whole, dirs) = whole_and_shards(tmp.path(), t);
     let rows = |ds: &Dataset| -> BTreeMap<String, measurements::row::Row> {
         ds.suites
             .values()
@@ -400,34 +406,9 @@ fn merge_of_the_shards_is_the_unsharded_collection_and_conflicts_are_named() {
     let tmp = tempfile::tempdir().unwrap();
     let t = template_file(tmp.path());
     let t = t.to_str().unwrap();
-    let whole = tmp.path().join("whole");
-    assert!(oracle(&[
-        "collect",
-        t,
-        "--backend",
-        "model",
-        "--out",
-        whole.to_str().unwrap()
-    ])
-    .status
-    .success());
+    let (whole, dirs) = whole_and_shards(tmp.path(), t);
     let mut args = vec!["merge".to_string()];
-    for k in 1..=3 {
-        let d = tmp.path().join(format!("shard{k}"));
-        assert!(oracle(&[
-            "collect",
-            t,
-            "--backend",
-            "model",
-            "--out",
-            d.to_str().unwrap(),
-            "--shard",
-            &format!("{k}/3")
-        ])
-        .status
-        .success());
-        args.push(d.display().to_string());
-    }
+    args.extend(dirs.iter().map(|d| d.display().to_string()));
     let merged = tmp.path().join("merged");
     args.extend(["--out".into(), merged.display().to_string()]);
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
