@@ -636,6 +636,10 @@ pub const BUNDLED: &[(&str, &str)] = &[
         include_str!("../bundled/transcendental-f32.toml"),
     ),
     (
+        "rcp-rsq-sqrt-f32.toml",
+        include_str!("../bundled/rcp-rsq-sqrt-f32.toml"),
+    ),
+    (
         "minmax-signed-zero.toml",
         include_str!("../bundled/minmax-signed-zero.toml"),
     ),

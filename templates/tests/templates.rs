@@ -21,11 +21,7 @@ fn every_bundled_template_parses_and_names_registered_rules() {
         }
         assert!(!t.cases().is_empty());
     }
-    // Every transcendental the registry gives a tolerance is measured by a template.
-    let t = all.iter().find(|t| t.name == "transcendental-f32").unwrap();
-    let templates::Body::Asm(body) = &t.body else {
-        panic!()
-    };
+    // Every f32 transcendental the registry gives a tolerance is measured by a bundled template.
     for op in [
         "v_rcp_f32",
         "v_rsq_f32",
@@ -36,7 +32,11 @@ fn every_bundled_template_parses_and_names_registered_rules() {
         "v_cos_f32",
     ] {
         assert!(reference_model::rules::tolerance_ulp(op).is_some());
-        assert!(body.contains(op), "{op}");
+        assert!(
+            all.iter()
+                .any(|t| matches!(&t.body, templates::Body::Asm(b) if b.contains(op))),
+            "{op}"
+        );
     }
 }
 
