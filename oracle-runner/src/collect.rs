@@ -35,7 +35,7 @@ pub enum Target<'a> {
         /// The chip whose instruction set the model runs (`gfx1013`, `gfx1036`, ...).
         chip: String,
         /// The model.
-        backend: &'a dyn Backend,
+        backend: &'a (dyn Backend + Sync),
     },
 }
 
@@ -58,7 +58,7 @@ impl Target<'_> {
             ),
         }
     }
-    fn backend(&self) -> &dyn Backend {
+    fn backend(&self) -> &(dyn Backend + Sync) {
         match self {
             Target::Model { backend, .. } => *backend,
         }
@@ -347,14 +347,15 @@ fn append(path: &Path, e: &Entry) -> Result<(), String> {
         .map_err(|e| format!("{}: {e}", path.display()))
 }
 
-/// Collects `t` on `target` into the suite `oracle-NAME` under `out`. `progress` is called after each
-/// dispatch with (done, total).
+/// Collects `t` on `target` into the suite `oracle-NAME` under `out`, `jobs` dispatches at a time. `progress`
+/// is called (on the caller's thread) after each dispatch with (done, total).
 pub fn collect(
     t: &Template,
     target: &Target,
     out: &Path,
     resume: bool,
     shard: Shard,
+    jobs: usize,
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<Summary, String> {
     let suite_name = format!("oracle-{}", t.name);
@@ -420,54 +421,91 @@ pub fn collect(
         summary.resumed += 1;
     }
     let total = mine.len();
-    let mut done = mine.iter().filter(|&&i| entries[i].is_some()).count();
-    progress(done, total);
-    for &i in &mine {
-        if entries[i].is_some() {
-            continue;
+    let todo: Vec<usize> = mine
+        .iter()
+        .copied()
+        .filter(|&i| entries[i].is_none())
+        .collect();
+    let done = std::sync::atomic::AtomicUsize::new(total - todo.len());
+    progress(total - todo.len(), total);
+    // Workers take dispatches in order; each finished one is appended to the journal under one lock, so the
+    // journal's order may vary with `jobs` but its content and the final files do not.
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let shared = std::sync::Mutex::new((entries, Vec::<String>::new()));
+    let (tx, rx) = std::sync::mpsc::channel::<()>();
+    std::thread::scope(|scope| {
+        for _ in 0..jobs.max(1).min(todo.len().max(1)) {
+            let tx = tx.clone();
+            let (todo, next, shared, done) = (&todo, &next, &shared, &done);
+            let (cases, kernels, kernel_of, journal, suite_name, chip) =
+                (&cases, &kernels, &kernel_of, &journal, &suite_name, &chip);
+            let dispatch_of = &dispatch_of;
+            scope.spawn(move || loop {
+                let n = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(&i) = todo.get(n) else { break };
+                let c = &cases[i];
+                let job = Job {
+                    suite: suite_name.clone(),
+                    kernel: Arc::new(kernels[kernel_of[i]].clone()),
+                    target: chip.clone(),
+                    mode: mode_of(c.mode),
+                    dispatch: dispatch_of(i),
+                    lanes: c
+                        .lanes
+                        .iter()
+                        .enumerate()
+                        .map(|(l, v)| (l as u32, v.to_vec()))
+                        .collect(),
+                    independent_groups: false,
+                };
+                let outputs = match target.backend().run(&job) {
+                    Ok(o) => o
+                        .array("out")
+                        .map(|arr| {
+                            (0..c.lanes.len())
+                                .map(|l| {
+                                    arr.get(16 * l..16 * l + 16)
+                                        .map(<[u32]>::to_vec)
+                                        .unwrap_or_default()
+                                })
+                                .collect()
+                        })
+                        .ok_or_else(|| "the backend returned no `out` array".to_string()),
+                    Err(e) => Err(e.to_string()),
+                };
+                let e = Entry {
+                    case: i,
+                    dispatch: job.dispatch.clone(),
+                    outputs,
+                };
+                let mut g = shared
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                match append(journal, &e) {
+                    Ok(()) => g.0[i] = Some(e),
+                    Err(why) => {
+                        g.1.push(why);
+                        next.store(usize::MAX / 2, std::sync::atomic::Ordering::Relaxed);
+                    }
+                }
+                drop(g);
+                done.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let _ = tx.send(());
+            });
         }
-        let c = &cases[i];
-        let k = &kernels[kernel_of[i]];
-        let job = Job {
-            suite: suite_name.clone(),
-            kernel: Arc::new(k.clone()),
-            target: chip.clone(),
-            mode: mode_of(c.mode),
-            dispatch: dispatch_of(i),
-            lanes: c
-                .lanes
-                .iter()
-                .enumerate()
-                .map(|(l, v)| (l as u32, v.to_vec()))
-                .collect(),
-            independent_groups: false,
-        };
-        let outputs = match target.backend().run(&job) {
-            Ok(o) => {
-                let arr = o
-                    .array("out")
-                    .ok_or("the backend returned no `out` array")?;
-                Ok((0..c.lanes.len())
-                    .map(|l| {
-                        arr.get(16 * l..16 * l + 16)
-                            .map(<[u32]>::to_vec)
-                            .unwrap_or_default()
-                    })
-                    .collect())
-            }
-            Err(e) => Err(e.to_string()),
-        };
-        let e = Entry {
-            case: i,
-            dispatch: job.dispatch.clone(),
-            outputs,
-        };
-        append(&journal, &e)?;
-        entries[i] = Some(e);
-        summary.ran += 1;
-        done += 1;
-        progress(done, total);
+        drop(tx);
+        // The progress callback runs here, on the caller's thread.
+        for () in rx {
+            progress(done.load(std::sync::atomic::Ordering::Relaxed), total);
+        }
+    });
+    let (entries, errors) = shared
+        .into_inner()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some(e) = errors.into_iter().next() {
+        return Err(e);
     }
+    summary.ran = entries.iter().flatten().count() - summary.resumed;
     // Every dispatch of the shard is in: the suite, from the journal.
     let mut suite = Suite::new(
         KernelFile {

@@ -9,7 +9,7 @@
 //! - `oracle recompile --kernel NAME` (a bundled kernel, compiled for its first dispatch) or `oracle
 //!   recompile WORD...` / `--file PATH` prints the SPIR-V the `vulkan` backend runs, as text; `--spv FILE`
 //!   writes the binary module too.
-//! - `oracle collect TEMPLATE...|--all --backend model|hsa --out DIR [--resume] [--shard K/N]` runs
+//! - `oracle collect TEMPLATE...|--all --backend model|hsa --out DIR [--resume] [--shard K/N] [--jobs N]` runs
 //!   measurement templates into suites (`--list` shows the bundled ones).
 //! - `oracle merge DIR... --out DIR` merges measurement folders (repeatability conflicts are errors that name both
 //!   values); `oracle cite ID...` prints a Markdown block per measurement for a pull request.
@@ -179,6 +179,9 @@ enum Command {
         /// Only shard K of N (1 <= K <= N): dispatches K-1, K-1+N, ... (0-based).
         #[arg(long, value_name = "K/N")]
         shard: Option<String>,
+        /// Dispatches run at a time (default: the number of cores; the files do not depend on it).
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=256))]
+        jobs: Option<u64>,
         /// The chip the model runs as (`--backend model`): gfx1013 (default), gfx1030 .. gfx1036.
         #[arg(long, default_value = "gfx1013")]
         target: String,
@@ -301,6 +304,7 @@ fn main() -> ExitCode {
             out,
             resume,
             shard,
+            jobs,
             target,
             hsa_lib,
         } => collect(&CollectArgs {
@@ -311,6 +315,7 @@ fn main() -> ExitCode {
             out,
             resume,
             shard,
+            jobs,
             target,
             hsa_lib,
         }),
@@ -633,6 +638,7 @@ struct CollectArgs {
     out: Option<PathBuf>,
     resume: bool,
     shard: Option<String>,
+    jobs: Option<u64>,
     target: String,
     hsa_lib: Option<PathBuf>,
 }
@@ -722,10 +728,22 @@ fn collect(a: &CollectArgs) -> Result<ExitCode, String> {
             .map_err(|e| e.to_string())?,
         );
         bar.set_prefix(t.name.clone());
-        let summary = co::collect(t, &target, out_dir, a.resume, shard, &mut |done, total| {
-            bar.set_length(total as u64);
-            bar.set_position(done as u64);
-        })?;
+        let jobs = a.jobs.map_or_else(
+            || std::thread::available_parallelism().map_or(1, |n| n.get()),
+            |n| n as usize,
+        );
+        let summary = co::collect(
+            t,
+            &target,
+            out_dir,
+            a.resume,
+            shard,
+            jobs,
+            &mut |done, total| {
+                bar.set_length(total as u64);
+                bar.set_position(done as u64);
+            },
+        )?;
         bar.finish_and_clear();
         out::print(&format!(
             "{}: {} rows in {}; {} dispatches run, {} from the journal{}\n",

@@ -477,3 +477,42 @@ fn merge_of_the_shards_is_the_unsharded_collection_and_conflicts_are_named() {
     ]);
     assert_eq!(o.status.code(), Some(2));
 }
+
+#[test]
+fn the_files_do_not_depend_on_jobs() {
+    if !have_llvm_mc() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let t = template_file(tmp.path());
+    let t = t.to_str().unwrap();
+    let mut all = Vec::new();
+    for jobs in ["1", "3", "8"] {
+        let d = tmp.path().join(format!("j{jobs}"));
+        let o = oracle(&[
+            "collect",
+            t,
+            "--backend",
+            "model",
+            "--out",
+            d.to_str().unwrap(),
+            "--jobs",
+            jobs,
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        all.push(files(&d));
+    }
+    assert_eq!(all[0], all[1]);
+    assert_eq!(all[0], all[2]);
+    let o = oracle(&[
+        "collect",
+        t,
+        "--backend",
+        "model",
+        "--out",
+        "/nonexistent",
+        "--jobs",
+        "0",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+}
