@@ -598,17 +598,29 @@ impl Template {
 /// The bundled templates: (file name, text).
 pub const BUNDLED: &[(&str, &str)] = &[
     (
+        "cross-lane.toml",
+        include_str!("../bundled/cross-lane.toml"),
+    ),
+    (
+        "cvt-flr-rpi-nan.toml",
+        include_str!("../bundled/cvt-flr-rpi-nan.toml"),
+    ),
+    ("cvt-pack.toml", include_str!("../bundled/cvt-pack.toml")),
+    (
+        "div-fixup-fmas.toml",
+        include_str!("../bundled/div-fixup-fmas.toml"),
+    ),
+    (
+        "dpp8-inactive.toml",
+        include_str!("../bundled/dpp8-inactive.toml"),
+    ),
+    (
+        "f16-arithmetic.toml",
+        include_str!("../bundled/f16-arithmetic.toml"),
+    ),
+    (
         "f32-add-mul.toml",
         include_str!("../bundled/f32-add-mul.toml"),
-    ),
-    ("f32-fma.toml", include_str!("../bundled/f32-fma.toml")),
-    (
-        "f32-min-max.toml",
-        include_str!("../bundled/f32-min-max.toml"),
-    ),
-    (
-        "f32-legacy.toml",
-        include_str!("../bundled/f32-legacy.toml"),
     ),
     (
         "f32-compare.toml",
@@ -618,38 +630,59 @@ pub const BUNDLED: &[(&str, &str)] = &[
         "f32-convert.toml",
         include_str!("../bundled/f32-convert.toml"),
     ),
+    ("f32-fma.toml", include_str!("../bundled/f32-fma.toml")),
     (
-        "f16-arithmetic.toml",
-        include_str!("../bundled/f16-arithmetic.toml"),
+        "f32-legacy.toml",
+        include_str!("../bundled/f32-legacy.toml"),
+    ),
+    (
+        "f32-min-max.toml",
+        include_str!("../bundled/f32-min-max.toml"),
     ),
     (
         "f64-arithmetic.toml",
         include_str!("../bundled/f64-arithmetic.toml"),
     ),
+    (
+        "initial-registers.toml",
+        include_str!("../bundled/initial-registers.toml"),
+    ),
     ("int-alu.toml", include_str!("../bundled/int-alu.toml")),
     (
-        "cross-lane.toml",
-        include_str!("../bundled/cross-lane.toml"),
+        "int-clamp-sad.toml",
+        include_str!("../bundled/int-clamp-sad.toml"),
     ),
     (
-        "transcendental-f32.toml",
-        include_str!("../bundled/transcendental-f32.toml"),
-    ),
-    (
-        "rcp-rsq-sqrt-f32.toml",
-        include_str!("../bundled/rcp-rsq-sqrt-f32.toml"),
+        "minmax-f64-denorm.toml",
+        include_str!("../bundled/minmax-f64-denorm.toml"),
     ),
     (
         "minmax-signed-zero.toml",
         include_str!("../bundled/minmax-signed-zero.toml"),
     ),
     (
-        "cvt-flr-rpi-nan.toml",
-        include_str!("../bundled/cvt-flr-rpi-nan.toml"),
+        "movrel-range.toml",
+        include_str!("../bundled/movrel-range.toml"),
+    ),
+    (
+        "nan-cvt-narrow.toml",
+        include_str!("../bundled/nan-cvt-narrow.toml"),
+    ),
+    (
+        "omod-f16-f64.toml",
+        include_str!("../bundled/omod-f16-f64.toml"),
+    ),
+    (
+        "rcp-rsq-sqrt-f32.toml",
+        include_str!("../bundled/rcp-rsq-sqrt-f32.toml"),
     ),
     (
         "round-mode-others.toml",
         include_str!("../bundled/round-mode-others.toml"),
+    ),
+    (
+        "transcendental-f32.toml",
+        include_str!("../bundled/transcendental-f32.toml"),
     ),
 ];
 
