@@ -247,6 +247,17 @@ const FLOAT16_OPS: &str = "v_lshlrev_b32 v1, 4, v0\n\
     buffer_store_dwordx4 v[28:31], v1, s[4:7], 0 offen offset:32\n\
     buffer_store_dwordx4 v[32:35], v1, s[4:7], 0 offen offset:48\ns_endpgm";
 
+/// v_div_fixup in f32, f16 and f64, with source modifiers and clamp.
+const DIV_FIXUP: &str = "v_lshlrev_b32 v1, 4, v0\n\
+    buffer_load_dwordx4 v[10:13], v1, s[0:3], 0 offen\ns_waitcnt vmcnt(0)\n\
+    v_div_fixup_f32 v20, v10, v11, v12\nv_div_fixup_f32 v21, v12, v10, v11\n\
+    v_mov_b32 v22, 0\nv_div_fixup_f16 v22, v10, v11, v12\n\
+    v_div_fixup_f32 v23, -v10, |v11|, v13 clamp\n\
+    v_div_fixup_f64 v[24:25], v[10:11], v[12:13], v[10:11]\n\
+    v_lshlrev_b32 v1, 6, v0\n\
+    buffer_store_dwordx4 v[20:23], v1, s[4:7], 0 offen\n\
+    buffer_store_dwordx4 v[24:27], v1, s[4:7], 0 offen offset:16\ns_endpgm";
+
 /// A loop of one block (so the recompiler runs it speculatively): products and sums that drift into
 /// denormals, zeros, infinities and NaNs at different turns in different lanes, so some turns of some
 /// lanes fail a host guard and run again exactly, while EXEC changes every turn (the rerun must start
@@ -382,6 +393,36 @@ fn a_speculative_float_loop_matches_the_model_in_every_float_mode() {
         (0xc3, true, false),
     ];
     float_kernel_matches(FLOAT_LOOP, &special, &modes, 8);
+}
+
+#[test]
+fn div_fixup_matches_the_model_in_every_float_mode() {
+    // f32 and f16 classes in both halves (v_div_fixup_f16 reads the low ones), quotients' edge cases.
+    let special = [
+        0u32,
+        0x8000_0000,
+        1,
+        0x807f_ffff,
+        0x3f80_0000,
+        0xbf80_0000,
+        0x7f80_0000,
+        0xff80_0000,
+        0x7fc0_0000,
+        0x7fa0_0001,
+        0xffc1_2345,
+        0x3c00_7c00,
+        0x7e00_0001,
+        0xfc00_8001,
+        0x0000_7e01,
+        0x7bff_3c00,
+    ];
+    let modes = [
+        (0xc0u8, false, false),
+        (0xf0, true, false),
+        (0x00, false, true),
+        (0x30, true, true),
+    ];
+    float_kernel_matches(DIV_FIXUP, &special, &modes, 8);
 }
 
 #[test]

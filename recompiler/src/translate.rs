@@ -637,6 +637,8 @@ pub(crate) enum FloatOp {
     Ldexp,
     /// v_rcp, v_sqrt, v_rsq (and v_rcp_iflag_f32): exact, rounded once.
     Recip(R),
+    /// v_div_fixup: the special cases of source 2 / source 1 around the estimate in source 0.
+    DivFixup,
 }
 
 /// The addend of an FMA form.
@@ -675,6 +677,9 @@ pub(crate) fn float_op(op: Op) -> Option<(Fmt, FloatOp)> {
         VMin3F32 => (F32, MinMax3(false)),
         VMax3F32 => (F32, MinMax3(true)),
         VMed3F32 => (F32, Med3),
+        VDivFixupF32 => (F32, DivFixup),
+        VDivFixupF16 => (F16, DivFixup),
+        VDivFixupF64 => (F64, DivFixup),
         VFloorF32 => (F32, RoundInt(2)),
         VCeilF32 => (F32, RoundInt(1)),
         VTruncF32 => (F32, RoundInt(3)),
@@ -947,7 +952,7 @@ fn float64_alu(
         other => return Err(refusal(inst, pc, format!("vector destination {other:?}"))),
     };
     let n = match f {
-        FloatOp::Fma(_) => 3,
+        FloatOp::Fma(_) | FloatOp::DivFixup => 3,
         FloatOp::Add | FloatOp::Mul | FloatOp::MinMax(_) | FloatOp::Ldexp => 2,
         _ => 1,
     };
@@ -1169,6 +1174,7 @@ pub(crate) fn float_value(
             fp::minmax(e, &env, ab, c, max)
         }
         FloatOp::Med3 => fp::med3(e, &env, a, b, c),
+        FloatOp::DivFixup => fp::div_fixup(e, &env, a, b, c),
         FloatOp::RoundInt(dir) => fp::round_int(e, &env, a, dir),
         FloatOp::FromInt(signed) => {
             let v = if signed && fmt == F16 {
@@ -1640,6 +1646,7 @@ fn vector(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
                 | FloatOp::MadLegacy(FmaC::Src2)
                 | FloatOp::MinMax3(_)
                 | FloatOp::Med3
+                | FloatOp::DivFixup
         );
         let mut raw = [cx.e.k32(0); 3];
         for (i, role) in [Role::Src0, Role::Src1, Role::Src2].into_iter().enumerate() {

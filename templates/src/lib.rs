@@ -610,6 +610,7 @@ pub const BUNDLED: &[(&str, &str)] = &[
         "div-fixup-fmas.toml",
         include_str!("../bundled/div-fixup-fmas.toml"),
     ),
+    ("div-fixup.toml", include_str!("../bundled/div-fixup.toml")),
     (
         "dpp8-inactive.toml",
         include_str!("../bundled/dpp8-inactive.toml"),

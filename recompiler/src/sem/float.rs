@@ -1095,6 +1095,74 @@ fn unary_nan<L: Lower>(e: &mut L, env: &Env<L::V>, x: L::V) -> L::V {
     e.select(env.ieee, q, x)
 }
 
+/// `v_div_fixup` (f16, f32, f64): the special cases of `s2 / s1` around the quotient estimate `s0`, the model's
+/// `div_fixup_*` (rule `div.fixup`): `s1` and `s2` flushed by the format's denormal input field, `s0` and the
+/// result kept; a NaN `s2`, then `s1`, then `s0` returned ([`unary_nan`]); 0/0 and inf/inf the default NaN;
+/// x/0 and inf/x the infinity of the quotient's sign; 0/x and x/inf its zero; otherwise `|s0|` with that sign.
+/// f16 (rule `div.fixup_f16_nan_quotient`): a NaN estimate with ordinary `s1`, `s2` gives the infinity of the
+/// quotient's sign; FP16_OVFL clamps an infinite result the operands did not make infinite.
+pub fn div_fixup<L: Lower>(e: &mut L, env: &Env<L::V>, s0: L::V, s1: L::V, s2: L::V) -> L::V {
+    let f = env.fmt;
+    let f1 = flush_in(e, env, s1);
+    let f2 = flush_in(e, env, s2);
+    let class = |e: &mut L, x: L::V| {
+        let mag = e.bink(Bin::And, x, f.mag_mask());
+        let z = kf(e, f, 0);
+        let inf = kf(e, f, f.exp_mask());
+        let zero = e.cmp(Cmp::Eq, mag, z);
+        let is_inf = e.cmp(Cmp::Eq, mag, inf);
+        let nan = e.cmp(Cmp::UGt, mag, inf);
+        (zero, is_inf, nan)
+    };
+    let (z1, i1, n1) = class(e, f1);
+    let (z2, i2, n2) = class(e, f2);
+    let (_, _, n0) = class(e, s0);
+    let sb = e.bink(Bin::And, f1, f.sign());
+    let sb2 = e.bink(Bin::And, f2, f.sign());
+    let sign = e.bin(Bin::Xor, sb, sb2);
+    let inf = e.bink(Bin::Or, sign, f.exp_mask());
+    let mag0 = e.bink(Bin::And, s0, f.mag_mask());
+    let quotient = e.bin(Bin::Or, mag0, sign);
+    let nan0 = unary_nan(e, env, s0);
+    // The f16 NaN-estimate rule: with ordinary operands a NaN estimate gives the signed infinity.
+    let r0 = if f == F16 {
+        let special1 = e.bor(z1, i1);
+        let special1 = e.bor(special1, n1);
+        let special2 = e.bor(z2, i2);
+        let special2 = e.bor(special2, n2);
+        let extra = e.bor(special1, special2);
+        let ordinary = e.bnot(extra);
+        let nan_est = e.band(n0, ordinary);
+        let v = e.select(n0, nan0, quotient);
+        e.select(nan_est, inf, v)
+    } else {
+        e.select(n0, nan0, quotient)
+    };
+    let zero = sign;
+    let to_zero = e.bor(i1, z2);
+    let r = e.select(to_zero, zero, r0);
+    let to_inf = e.bor(z1, i2);
+    let r = e.select(to_inf, inf, r);
+    let both_inf = e.band(i1, i2);
+    let both_zero = e.band(z1, z2);
+    let invalid = e.bor(both_inf, both_zero);
+    let dnan = kf(e, f, f.default_nan());
+    let r = e.select(invalid, dnan, r);
+    let q1 = unary_nan(e, env, f1);
+    let r = e.select(n1, q1, r);
+    let q2 = unary_nan(e, env, f2);
+    let r = e.select(n2, q2, r);
+    if f == F16 {
+        // The infinity it writes for a zero denominator or an infinite numerator is kept; other infinite
+        // results clamp under FP16_OVFL.
+        let own = e.bor(z1, i2);
+        let clamped = ovfl16(e, env, r, &[]);
+        e.select(own, r, clamped)
+    } else {
+        r
+    }
+}
+
 /// `v_fract`: `x - floor(x)` rounded in the mode's direction and result field, at most the largest value
 /// below one (rule `fract.clamp_below_one`); an infinity gives the default NaN, a zero (or a flushed
 /// denormal) its signed zero, a NaN [`unary_nan`]. The model's `g_fract`: the difference is exact before the
