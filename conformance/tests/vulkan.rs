@@ -247,16 +247,22 @@ const FLOAT16_OPS: &str = "v_lshlrev_b32 v1, 4, v0\n\
     buffer_store_dwordx4 v[28:31], v1, s[4:7], 0 offen offset:32\n\
     buffer_store_dwordx4 v[32:35], v1, s[4:7], 0 offen offset:48\ns_endpgm";
 
-/// v_div_fixup in f32, f16 and f64, with source modifiers and clamp.
+/// v_div_fixup in f32, f16 and f64, with source modifiers and clamp; v_div_fmas in f32 and f64 with a VCC
+/// that differs from lane to lane.
 const DIV_FIXUP: &str = "v_lshlrev_b32 v1, 4, v0\n\
     buffer_load_dwordx4 v[10:13], v1, s[0:3], 0 offen\ns_waitcnt vmcnt(0)\n\
     v_div_fixup_f32 v20, v10, v11, v12\nv_div_fixup_f32 v21, v12, v10, v11\n\
     v_mov_b32 v22, 0\nv_div_fixup_f16 v22, v10, v11, v12\n\
     v_div_fixup_f32 v23, -v10, |v11|, v13 clamp\n\
     v_div_fixup_f64 v[24:25], v[10:11], v[12:13], v[10:11]\n\
+    v_cmp_gt_u32 vcc_lo, v13, v12\n\
+    v_div_fmas_f32 v26, v10, v11, v12\n\
+    v_div_fmas_f64 v[28:29], v[10:11], v[12:13], v[10:11]\n\
+    v_div_fmas_f32 v30, -v11, v12, |v13| mul:2\n\
     v_lshlrev_b32 v1, 6, v0\n\
     buffer_store_dwordx4 v[20:23], v1, s[4:7], 0 offen\n\
-    buffer_store_dwordx4 v[24:27], v1, s[4:7], 0 offen offset:16\ns_endpgm";
+    buffer_store_dwordx4 v[24:27], v1, s[4:7], 0 offen offset:16\n\
+    buffer_store_dwordx4 v[28:31], v1, s[4:7], 0 offen offset:32\ns_endpgm";
 
 /// A loop of one block (so the recompiler runs it speculatively): products and sums that drift into
 /// denormals, zeros, infinities and NaNs at different turns in different lanes, so some turns of some
@@ -396,7 +402,7 @@ fn a_speculative_float_loop_matches_the_model_in_every_float_mode() {
 }
 
 #[test]
-fn div_fixup_matches_the_model_in_every_float_mode() {
+fn div_fixup_and_div_fmas_match_the_model_in_every_float_mode() {
     // f32 and f16 classes in both halves (v_div_fixup_f16 reads the low ones), quotients' edge cases.
     let special = [
         0u32,
@@ -422,7 +428,7 @@ fn div_fixup_matches_the_model_in_every_float_mode() {
         (0x00, false, true),
         (0x30, true, true),
     ];
-    float_kernel_matches(DIV_FIXUP, &special, &modes, 8);
+    float_kernel_matches(DIV_FIXUP, &special, &modes, 12);
 }
 
 #[test]

@@ -639,6 +639,9 @@ pub(crate) enum FloatOp {
     Recip(R),
     /// v_div_fixup: the special cases of source 2 / source 1 around the estimate in source 0.
     DivFixup,
+    /// v_div_fmas: an FMA scaled by the lane's VCC bit ([`crate::sem::float::div_fmas`]); [`float_alu`] and
+    /// [`float64_alu`] read VCC and call it ([`float_value`] has no lane state).
+    DivFmas,
 }
 
 /// The addend of an FMA form.
@@ -680,6 +683,8 @@ pub(crate) fn float_op(op: Op) -> Option<(Fmt, FloatOp)> {
         VDivFixupF32 => (F32, DivFixup),
         VDivFixupF16 => (F16, DivFixup),
         VDivFixupF64 => (F64, DivFixup),
+        VDivFmasF32 => (F32, DivFmas),
+        VDivFmasF64 => (F64, DivFmas),
         VFloorF32 => (F32, RoundInt(2)),
         VCeilF32 => (F32, RoundInt(1)),
         VTruncF32 => (F32, RoundInt(3)),
@@ -907,13 +912,20 @@ fn float_alu(
         _ => c,
     };
     let mode = cx.mode_word();
+    let vcc = (f == FloatOp::DivFmas).then(|| {
+        let m = cx.mask_at(crate::compile::sreg::VCC_LO);
+        cx.lane_bit(m)
+    });
     let e = &mut cx.e;
     let env = if fmt == F16 {
         fp::env16(e, mode)
     } else {
         fp::env(e, mode)
     };
-    let r = float_value(e, &env, mode, f, [a, b, c]);
+    let r = match vcc {
+        Some(bit) => fp::div_fmas(e, &env, a, b, c, bit),
+        None => float_value(e, &env, mode, f, [a, b, c]),
+    };
     // Float results take the output modifiers; integer results ignore them, as the model's do.
     let r = if matches!(
         f,
@@ -952,7 +964,7 @@ fn float64_alu(
         other => return Err(refusal(inst, pc, format!("vector destination {other:?}"))),
     };
     let n = match f {
-        FloatOp::Fma(_) | FloatOp::DivFixup => 3,
+        FloatOp::Fma(_) | FloatOp::DivFixup | FloatOp::DivFmas => 3,
         FloatOp::Add | FloatOp::Mul | FloatOp::MinMax(_) | FloatOp::Ldexp => 2,
         _ => 1,
     };
@@ -978,13 +990,23 @@ fn float64_alu(
         };
     }
     let mode = cx.mode_word();
+    let vcc = (f == FloatOp::DivFmas).then(|| {
+        let m = cx.mask_at(crate::compile::sreg::VCC_LO);
+        cx.lane_bit(m)
+    });
     let e = &mut cx.e;
     let env = if fmt == F64 {
         fp::env64(e, mode)
     } else {
         fp::env(e, mode)
     };
-    let r = float_value(e, &env, mode, f, s);
+    let r = match vcc {
+        Some(bit) => {
+            let [a, b, c] = s;
+            fp::div_fmas(e, &env, a, b, c, bit)
+        }
+        None => float_value(e, &env, mode, f, s),
+    };
     if matches!(f, FloatOp::FrexpExp | FloatOp::ToInt(_)) {
         // An integer result: no output modifiers.
         return write32(cx, inst, pc, vd, r, active).map(|_| Done::Next);
@@ -1175,6 +1197,12 @@ pub(crate) fn float_value(
         }
         FloatOp::Med3 => fp::med3(e, &env, a, b, c),
         FloatOp::DivFixup => fp::div_fixup(e, &env, a, b, c),
+        // Only through float_alu/float64_alu, which pass the lane's VCC bit; a caller without one (none
+        // exists) gets the unscaled FMA of a clear VCC bit.
+        FloatOp::DivFmas => {
+            let no = e.kbool(false);
+            fp::div_fmas(e, &env, a, b, c, no)
+        }
         FloatOp::RoundInt(dir) => fp::round_int(e, &env, a, dir),
         FloatOp::FromInt(signed) => {
             let v = if signed && fmt == F16 {
@@ -1647,6 +1675,7 @@ fn vector(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
                 | FloatOp::MinMax3(_)
                 | FloatOp::Med3
                 | FloatOp::DivFixup
+                | FloatOp::DivFmas
         );
         let mut raw = [cx.e.k32(0); 3];
         for (i, role) in [Role::Src0, Role::Src1, Role::Src2].into_iter().enumerate() {

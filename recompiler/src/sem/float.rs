@@ -1095,6 +1095,37 @@ fn unary_nan<L: Lower>(e: &mut L, env: &Env<L::V>, x: L::V) -> L::V {
     e.select(env.ieee, q, x)
 }
 
+/// `v_div_fmas` (f32, f64): `a * b + c` rounded once with denormal operands and result kept, then scaled by
+/// 2^32 (f32) or 2^64 (f64) in a lane whose VCC bit `vcc` is set, rounded again and flushed by the format's result
+/// field: the model's `div_fmas_*` (rules `div.fmas`, `div.fmas.f32_flush`, `div.fmas.f64_flush`). The scaling
+/// is [`ldexp`] with denormal inputs kept (its NaN handling equals the model's `scale`: the FMA already
+/// quieted a NaN under IEEE_MODE).
+pub fn div_fmas<L: Lower>(
+    e: &mut L,
+    env: &Env<L::V>,
+    a: L::V,
+    b: L::V,
+    c: L::V,
+    vcc: L::V,
+) -> L::V {
+    let yes = e.kbool(true);
+    let inner = Env {
+        keep_in: yes,
+        keep_out: yes,
+        ..*env
+    };
+    let r = fma(e, &inner, a, b, c);
+    let k = if env.fmt == F32 { 32 } else { 64 };
+    let kk = e.k32(k);
+    let z = e.k32(0);
+    let n = e.select(vcc, kk, z);
+    let outer = Env {
+        keep_in: yes,
+        ..*env
+    };
+    ldexp(e, &outer, r, n)
+}
+
 /// `v_div_fixup` (f16, f32, f64): the special cases of `s2 / s1` around the quotient estimate `s0`, the model's
 /// `div_fixup_*` (rule `div.fixup`): `s1` and `s2` flushed by the format's denormal input field, `s0` and the
 /// result kept; a NaN `s2`, then `s1`, then `s0` returned ([`unary_nan`]); 0/0 and inf/inf the default NaN;
