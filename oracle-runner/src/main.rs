@@ -148,7 +148,7 @@ enum Command {
         /// adds and multiplies go to host float instructions where those are exact.
         #[arg(long)]
         host_floats: bool,
-        /// Mark helper functions DontInline, as the vulkan backend does on NVIDIA's driver.
+        /// Mark helper functions DontInline, as `conformance bench-gpu --call-helpers` does (the vulkan backend inlines them).
         #[arg(long)]
         call_helpers: bool,
         /// Also write the binary module to FILE (replaced atomically).
