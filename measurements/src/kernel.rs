@@ -379,6 +379,31 @@ impl UserData {
     }
 }
 
+/// The two arrays of the `agc-buffer-v1` and `oracle-v1` layouts: `in` (`in_bytes`, the rows' inputs from dword
+/// 0) and `out` (`out_bytes`, filled with `fill`), both 256-byte aligned.
+fn io_arrays(in_bytes: u32, out_bytes: u32, fill: u32) -> Vec<Array> {
+    vec![
+        Array {
+            name: "in".into(),
+            bytes: in_bytes,
+            fill: HexDword(0),
+            align: 256,
+            init: vec![Init {
+                dword_offset: 0,
+                rows: true,
+                dwords: vec![],
+            }],
+        },
+        Array {
+            name: "out".into(),
+            bytes: out_bytes,
+            fill: HexDword(fill),
+            align: 256,
+            init: vec![],
+        },
+    ]
+}
+
 impl Kernel {
     /// A kernel in the common `agc-buffer-v1` layout: `s[0:3]` the V# of `in` (the rows, lane L's at dword
     /// `L * input_dwords`), `s[4:7]` the V# of `out` (filled with `fill`, lane L's outputs at dword
@@ -416,26 +441,38 @@ impl Kernel {
             .map(|s| s.to_string())
             .collect(),
             tgid: [false; 3],
-            memory: vec![
-                Array {
-                    name: "in".into(),
-                    bytes: (threads * input_dwords * 4).max(4),
-                    fill: HexDword(0),
-                    align: 256,
-                    init: vec![Init {
-                        dword_offset: 0,
-                        rows: true,
-                        dwords: vec![],
-                    }],
-                },
-                Array {
-                    name: "out".into(),
-                    bytes: threads * output_dwords * 4,
-                    fill: HexDword(fill),
-                    align: 256,
-                    init: vec![],
-                },
-            ],
+            memory: io_arrays(
+                (threads * input_dwords * 4).max(4),
+                threads * output_dwords * 4,
+                fill,
+            ),
+            columns: vec![],
+            labels: vec![],
+            source: None,
+            declared_word_count: None,
+            words: words.iter().map(|&w| HexDword(w)).collect(),
+        }
+    }
+
+    /// A kernel in the `oracle-v1` layout (DESIGN.md, "Kernel ABIs"), one workgroup of `threads` lanes: the
+    /// kernel argument segment holds the addresses of `in` (four input dwords per lane, the rows') and `out`
+    /// (sixteen output dwords per lane, zero-filled), its address in s[0:1].
+    pub fn oracle_v1(name: &str, words: &[u32], wave: u32, threads: u32, lds_bytes: u32) -> Kernel {
+        Kernel {
+            name: name.into(),
+            abi: Abi::OracleV1,
+            wave,
+            threads,
+            grid: [1, 1, 1],
+            lds_bytes,
+            input_dwords: 4,
+            output_dwords: 16,
+            user_data: ["in.lo", "in.hi", "out.lo", "out.hi"]
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
+            tgid: [false; 3],
+            memory: io_arrays(threads * 16, threads * 64, 0),
             columns: vec![],
             labels: vec![],
             source: None,

@@ -20,7 +20,7 @@
 //! rows.
 
 use measurements::id::{dispatch_hash, measurement_id};
-use measurements::kernel::{Abi, Array, Init, Kernel, KernelFile};
+use measurements::kernel::{Kernel, KernelFile};
 use measurements::row::{Cell, Check, Evidence, Placement, Row};
 use measurements::{Backend, FloatMode, Job, Suite};
 use std::io::Write;
@@ -214,12 +214,13 @@ pub fn kernel_text(body: &str, wave: u32) -> String {
     s
 }
 
-/// The oracle-v1 kernel of `t` for `wave`, dispatched with `threads` lanes.
-pub fn kernel(t: &Template, chip: &str, wave: u32, threads: u32) -> Result<Kernel, String> {
-    let words = match &t.body {
+/// The words of the oracle-v1 kernel of `t` for `wave`: its body between the prologue and epilogue of
+/// [`kernel_text`], assembled for `chip`.
+pub fn kernel_words(t: &Template, chip: &str, wave: u32) -> Result<Vec<u32>, String> {
+    Ok(match &t.body {
         Body::Asm(text) => assemble(&kernel_text(text, wave), chip, wave)?,
         Body::Words(w) => {
-            // Prologue and epilogue assembled around an empty body, the words spliced in between.
+            // Prologue and epilogue assembled around a marker, the words spliced in its place.
             let around = assemble(&kernel_text("s_nop 0x7a5", wave), chip, wave)?;
             let at = around
                 .iter()
@@ -230,46 +231,6 @@ pub fn kernel(t: &Template, chip: &str, wave: u32, threads: u32) -> Result<Kerne
             out.extend_from_slice(&around[at + 1..]);
             out
         }
-    };
-    Ok(Kernel {
-        name: format!("{}-w{wave}-t{threads}", t.name),
-        abi: Abi::OracleV1,
-        wave,
-        threads,
-        grid: [1, 1, 1],
-        lds_bytes: t.lds_bytes,
-        input_dwords: 4,
-        output_dwords: 16,
-        user_data: ["in.lo", "in.hi", "out.lo", "out.hi"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect(),
-        tgid: [false; 3],
-        memory: vec![
-            Array {
-                name: "in".into(),
-                bytes: threads * 16,
-                fill: measurements::hex::HexDword(0),
-                align: 256,
-                init: vec![Init {
-                    dword_offset: 0,
-                    rows: true,
-                    dwords: vec![],
-                }],
-            },
-            Array {
-                name: "out".into(),
-                bytes: threads * 64,
-                fill: measurements::hex::HexDword(0),
-                align: 256,
-                init: vec![],
-            },
-        ],
-        columns: vec![],
-        labels: vec![],
-        source: None,
-        declared_word_count: None,
-        words: words.into_iter().map(measurements::hex::HexDword).collect(),
     })
 }
 
@@ -376,7 +337,8 @@ pub fn collect(
     std::fs::create_dir_all(&journal_dir).map_err(|e| format!("{}: {e}", journal_dir.display()))?;
     let cases = t.cases();
     let mine: Vec<usize> = (0..cases.len()).filter(|&i| shard.has(i)).collect();
-    // Kernels, one per (wave, threads), built once.
+    // Kernels, one per (wave, threads), built once; the words depend on the wave size alone.
+    let mut words: Vec<(u32, Vec<u32>)> = Vec::new();
     let mut kernels: Vec<Kernel> = Vec::new();
     let mut kernel_of = Vec::with_capacity(cases.len());
     for c in &cases {
@@ -384,7 +346,21 @@ pub fn collect(
         let at = match kernels.iter().position(|k| k.name == name) {
             Some(i) => i,
             None => {
-                kernels.push(kernel(t, &chip, c.wave, c.threads())?);
+                if !words.iter().any(|(w, _)| *w == c.wave) {
+                    words.push((c.wave, kernel_words(t, &chip, c.wave)?));
+                }
+                let w = &words
+                    .iter()
+                    .find(|(w, _)| *w == c.wave)
+                    .expect("assembled above")
+                    .1;
+                kernels.push(Kernel::oracle_v1(
+                    &name,
+                    w,
+                    c.wave,
+                    c.threads(),
+                    t.lds_bytes,
+                ));
                 kernels.len() - 1
             }
         };

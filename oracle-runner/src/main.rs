@@ -158,37 +158,7 @@ enum Command {
     /// Run measurement templates and write their rows (suite oracle-NAME per template) under DIR: on the
     /// reference model (`--backend model`, a dry run whose rows carry evidence `model`) or on an RDNA GPU
     /// through ROCr (`--backend hsa`). Resumable (`--resume`) and shardable (`--shard K/N`).
-    Collect {
-        /// Template files (TOML) or names of bundled templates (`oracle collect --list` shows them).
-        templates: Vec<String>,
-        /// Every bundled template.
-        #[arg(long)]
-        all: bool,
-        /// List the bundled templates and what they settle, and exit.
-        #[arg(long)]
-        list: bool,
-        /// `model` or `hsa`.
-        #[arg(long)]
-        backend: Option<String>,
-        /// Where the suites go.
-        #[arg(long, value_name = "DIR")]
-        out: Option<PathBuf>,
-        /// Continue (or redo from its journal) a collection into the same DIR.
-        #[arg(long)]
-        resume: bool,
-        /// Only shard K of N (1 <= K <= N): dispatches K-1, K-1+N, ... (0-based).
-        #[arg(long, value_name = "K/N")]
-        shard: Option<String>,
-        /// Dispatches run at a time (default: the number of cores; the files do not depend on it).
-        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=256))]
-        jobs: Option<u64>,
-        /// The chip the model runs as (`--backend model`): gfx1013 (default), gfx1030 .. gfx1036.
-        #[arg(long, default_value = "gfx1013")]
-        target: String,
-        /// The ROCr runtime library (`--backend hsa`; default $ORACLE_HSA_LIB, else libhsa-runtime64.so.1).
-        #[arg(long, value_name = "PATH")]
-        hsa_lib: Option<PathBuf>,
-    },
+    Collect(CollectArgs),
     /// Merge measurement folders (collection shards, several owners' runs) into DIR: rows with one ID must
     /// agree cell for cell (a repeatability conflict is reported with both values and where each was read,
     /// never resolved), model rows never merge with measured ones, sources are united.
@@ -296,29 +266,7 @@ fn main() -> ExitCode {
         Command::Agents { hsa_lib } => agents(hsa_lib.as_deref()),
         Command::Merge { dirs, out } => merge(&dirs, &out),
         Command::Cite { ids, measurements } => cite(&ids, &measurements),
-        Command::Collect {
-            templates,
-            all,
-            list,
-            backend,
-            out,
-            resume,
-            shard,
-            jobs,
-            target,
-            hsa_lib,
-        } => collect(&CollectArgs {
-            templates,
-            all,
-            list,
-            backend,
-            out,
-            resume,
-            shard,
-            jobs,
-            target,
-            hsa_lib,
-        }),
+        Command::Collect(a) => collect(&a),
         Command::Completions { shell } => {
             let mut script = Vec::new();
             clap_complete::generate(shell, &mut Cli::command(), "oracle", &mut script);
@@ -630,16 +578,36 @@ fn cite(args: &[String], dirs: &[PathBuf]) -> Result<ExitCode, String> {
 }
 
 /// `oracle collect`'s arguments.
+#[derive(clap::Args)]
 struct CollectArgs {
+    /// Template files (TOML) or names of bundled templates (`oracle collect --list` shows them).
     templates: Vec<String>,
+    /// Every bundled template.
+    #[arg(long)]
     all: bool,
+    /// List the bundled templates and what they settle, and exit.
+    #[arg(long)]
     list: bool,
+    /// `model` or `hsa`.
+    #[arg(long)]
     backend: Option<String>,
+    /// Where the suites go.
+    #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
+    /// Continue (or redo from its journal) a collection into the same DIR.
+    #[arg(long)]
     resume: bool,
+    /// Only shard K of N (1 <= K <= N): dispatches K-1, K-1+N, ... (0-based).
+    #[arg(long, value_name = "K/N")]
     shard: Option<String>,
+    /// Dispatches run at a time (default: the number of cores; the files do not depend on it).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=256))]
     jobs: Option<u64>,
+    /// The chip the model runs as (`--backend model`): gfx1013 (default), gfx1030 .. gfx1036.
+    #[arg(long, default_value = "gfx1013")]
     target: String,
+    /// The ROCr runtime library (`--backend hsa`; default $ORACLE_HSA_LIB, else libhsa-runtime64.so.1).
+    #[arg(long, value_name = "PATH")]
     hsa_lib: Option<PathBuf>,
 }
 

@@ -5,6 +5,9 @@
 //! The kill points come from a seed that is printed; `KILL_SEED=<n>` repeats a run. llvm-mc-19 assembles the
 //! templates (CI installs llvm-19).
 
+mod common;
+
+use common::Rng;
 use measurements::row::Evidence;
 use measurements::Dataset;
 use std::collections::BTreeMap;
@@ -213,18 +216,6 @@ fn three_shards_hold_exactly_the_unsharded_rows() {
             bad,
         ]);
         assert_eq!(o.status.code(), Some(2), "{bad}");
-    }
-}
-
-/// xorshift64*: kill points repeatable from a seed.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
     }
 }
 
@@ -515,4 +506,26 @@ fn the_files_do_not_depend_on_jobs() {
         "0",
     ]);
     assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn a_template_of_words_makes_the_kernel_its_assembly_makes() {
+    if !have_llvm_mc() {
+        return;
+    }
+    // The probe's body as llvm-mc-19 encodes it for gfx1013.
+    let words = TEMPLATE.replace(
+        "body = \"\"\"\nv_mul_legacy_f32 v10, v4, v5\nv_add_f32 v11, v4, v5\nv_max_f32 v12, v4, v5\n\"\"\"",
+        "words = [\"0e140b04\", \"06160b04\", \"20180b04\"]",
+    );
+    assert_ne!(words, TEMPLATE);
+    let (a, b) = (
+        templates::Template::parse("asm.toml", TEMPLATE).unwrap(),
+        templates::Template::parse("words.toml", &words).unwrap(),
+    );
+    for wave in [32, 64] {
+        let ka = oracle_runner::collect::kernel_words(&a, "gfx1013", wave).unwrap();
+        let kb = oracle_runner::collect::kernel_words(&b, "gfx1013", wave).unwrap();
+        assert_eq!(ka, kb, "wave{wave}");
+    }
 }

@@ -6,6 +6,9 @@
 //! The corpus is generated: many small suites, so that most of the run is the writing (where a kill can do
 //! damage) rather than the conversion. The seed of the kill points is printed; `KILL_SEED=<n>` repeats a run.
 
+mod common;
+
+use common::Rng;
 use measurements::Dataset;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -94,18 +97,6 @@ fn copy_dir(from: &Path, to: &Path) {
         } else {
             std::fs::copy(e.path(), dst).unwrap();
         }
-    }
-}
-
-/// A small deterministic generator (xorshift64*), so a failing run can be repeated from its seed.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
     }
 }
 
