@@ -46,6 +46,14 @@ pub enum Version {
 }
 
 impl Version {
+    /// The version's number (4 or 5).
+    pub fn number(self) -> u32 {
+        match self {
+            Version::V4 => 4,
+            Version::V5 => 5,
+        }
+    }
+
     /// `EI_ABIVERSION`.
     pub fn abi_version(self) -> u8 {
         match self {

@@ -37,17 +37,24 @@ pub enum Target<'a> {
         /// The model.
         backend: &'a (dyn Backend + Sync),
     },
+    /// An RDNA GPU through ROCr: rows carry evidence `hardware` and the device's fingerprint.
+    Hsa {
+        /// The opened GPU agent; the rows' target is its ISA name.
+        device: &'a crate::dispatch::Device<'a>,
+    },
 }
 
 impl Target<'_> {
     fn chip(&self) -> &str {
         match self {
             Target::Model { chip, .. } => chip,
+            Target::Hsa { device } => &device.agent().name,
         }
     }
     fn evidence(&self) -> Evidence {
         match self {
             Target::Model { .. } => Evidence::Model,
+            Target::Hsa { .. } => Evidence::Hardware,
         }
     }
     fn source(&self) -> String {
@@ -56,11 +63,17 @@ impl Target<'_> {
                 "oracle collect --backend model (reference model of oracle {}); not a measurement",
                 env!("CARGO_PKG_VERSION")
             ),
+            Target::Hsa { device } => format!(
+                "oracle collect --backend hsa (oracle {}) on {}",
+                env!("CARGO_PKG_VERSION"),
+                device.fingerprint()
+            ),
         }
     }
     fn backend(&self) -> &(dyn Backend + Sync) {
         match self {
             Target::Model { backend, .. } => *backend,
+            Target::Hsa { device } => *device,
         }
     }
 }

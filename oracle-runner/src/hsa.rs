@@ -17,25 +17,126 @@ pub const LIBRARY_ENV: &str = "ORACLE_HSA_LIB";
 /// The kernel driver's compute device.
 pub const KFD: &str = "/dev/kfd";
 
-type Status = u32;
-const HSA_STATUS_SUCCESS: Status = 0;
-const HSA_STATUS_INFO_BREAK: Status = 1;
+/// `hsa_status_t`.
+pub type Status = u32;
+/// `HSA_STATUS_SUCCESS`.
+pub const HSA_STATUS_SUCCESS: Status = 0;
+/// `HSA_STATUS_INFO_BREAK`: a callback stopped an iteration.
+pub const HSA_STATUS_INFO_BREAK: Status = 1;
+/// `HSA_STATUS_ERROR`, the generic failure.
+pub const HSA_STATUS_ERROR: Status = 0x1000;
 const HSA_AGENT_INFO_NAME: u32 = 0;
 const HSA_AGENT_INFO_VENDOR_NAME: u32 = 1;
 const HSA_AGENT_INFO_DEVICE: u32 = 17;
 const HSA_DEVICE_TYPE_GPU: u32 = 1;
 const HSA_SYSTEM_INFO_VERSION_MAJOR: u32 = 0;
 const HSA_SYSTEM_INFO_VERSION_MINOR: u32 = 1;
+const HSA_AMD_SYSTEM_INFO_BUILD_VERSION: u32 = 0x200;
 const HSA_AMD_AGENT_INFO_PRODUCT_NAME: u32 = 0xA009;
 
-/// `hsa_agent_t`.
+/// An opaque runtime handle (`hsa_agent_t`, `hsa_signal_t`, `hsa_amd_memory_pool_t`, `hsa_executable_t`,
+/// ...: each a struct of one `uint64_t`).
 #[repr(C)]
-#[derive(Clone, Copy, Debug)]
-struct AgentHandle {
-    handle: u64,
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Handle {
+    /// The runtime's value.
+    pub handle: u64,
 }
 
-type AgentCallback = unsafe extern "C" fn(AgentHandle, *mut c_void) -> Status;
+/// `hsa_queue_t` (the large-model layout).
+#[repr(C)]
+#[derive(Debug)]
+pub struct Queue {
+    /// `type`.
+    pub queue_type: u32,
+    /// `features`.
+    pub features: u32,
+    /// `base_address`: the ring of 64-byte packets.
+    pub base_address: *mut c_void,
+    /// `doorbell_signal`.
+    pub doorbell_signal: Handle,
+    /// `size`: packets in the ring (a power of two).
+    pub size: u32,
+    /// `reserved1`.
+    pub reserved1: u32,
+    /// `id`.
+    pub id: u64,
+}
+
+/// `hsa_iterate_agents`' callback.
+pub type AgentCallback = unsafe extern "C" fn(Handle, *mut c_void) -> Status;
+/// `hsa_amd_agent_iterate_memory_pools`' callback.
+pub type PoolCallback = unsafe extern "C" fn(Handle, *mut c_void) -> Status;
+/// `hsa_queue_create`'s error callback.
+pub type QueueCallback = unsafe extern "C" fn(Status, *mut Queue, *mut c_void);
+
+macro_rules! api {
+    ($($(#[$doc:meta])* $name:ident: $ty:ty,)*) => {
+        /// The ROCr functions oracle calls, with their `hsa.h` / `hsa_ext_amd.h` signatures: looked up all at
+        /// once by [`Runtime::load`] (so a wrong library is one clear error), or supplied by a caller, e.g. a
+        /// test's stand-in runtime ([`Runtime::with_api`]).
+        #[derive(Clone, Copy, Debug)]
+        #[allow(missing_docs)]
+        pub struct Api {
+            $($(#[$doc])* pub $name: $ty,)*
+        }
+
+        impl Api {
+            fn from_library(lib: &libloading::Library, path: &Path) -> Result<Api, HsaError> {
+                Ok(Api {
+                    $($name: {
+                        let symbol = concat!(stringify!($name), "\0");
+                        // SAFETY: the field's type is the signature hsa.h declares for this symbol.
+                        *unsafe { lib.get::<$ty>(symbol.as_bytes()) }.map_err(|e| HsaError::SymbolMissing {
+                            path: path.to_path_buf(),
+                            symbol: stringify!($name),
+                            why: e.to_string(),
+                        })?
+                    },)*
+                })
+            }
+        }
+    };
+}
+
+api! {
+    hsa_init: unsafe extern "C" fn() -> Status,
+    hsa_shut_down: unsafe extern "C" fn() -> Status,
+    hsa_status_string: unsafe extern "C" fn(Status, *mut *const c_char) -> Status,
+    hsa_system_get_info: unsafe extern "C" fn(u32, *mut c_void) -> Status,
+    hsa_iterate_agents: unsafe extern "C" fn(AgentCallback, *mut c_void) -> Status,
+    hsa_agent_get_info: unsafe extern "C" fn(Handle, u32, *mut c_void) -> Status,
+    hsa_amd_agent_iterate_memory_pools: unsafe extern "C" fn(Handle, PoolCallback, *mut c_void) -> Status,
+    hsa_amd_memory_pool_get_info: unsafe extern "C" fn(Handle, u32, *mut c_void) -> Status,
+    hsa_amd_memory_pool_allocate: unsafe extern "C" fn(Handle, usize, u32, *mut *mut c_void) -> Status,
+    hsa_amd_memory_pool_free: unsafe extern "C" fn(*mut c_void) -> Status,
+    hsa_amd_agents_allow_access: unsafe extern "C" fn(u32, *const Handle, *const u32, *const c_void) -> Status,
+    hsa_queue_create: unsafe extern "C" fn(
+        Handle,
+        u32,
+        u32,
+        Option<QueueCallback>,
+        *mut c_void,
+        u32,
+        u32,
+        *mut *mut Queue,
+    ) -> Status,
+    hsa_queue_destroy: unsafe extern "C" fn(*mut Queue) -> Status,
+    hsa_queue_add_write_index_screlease: unsafe extern "C" fn(*const Queue, u64) -> u64,
+    hsa_queue_load_read_index_scacquire: unsafe extern "C" fn(*const Queue) -> u64,
+    hsa_signal_create: unsafe extern "C" fn(i64, u32, *const Handle, *mut Handle) -> Status,
+    hsa_signal_destroy: unsafe extern "C" fn(Handle) -> Status,
+    hsa_signal_store_screlease: unsafe extern "C" fn(Handle, i64),
+    hsa_signal_wait_scacquire: unsafe extern "C" fn(Handle, u32, i64, u64, u32) -> i64,
+    hsa_code_object_reader_create_from_memory: unsafe extern "C" fn(*const c_void, usize, *mut Handle) -> Status,
+    hsa_code_object_reader_destroy: unsafe extern "C" fn(Handle) -> Status,
+    hsa_executable_create_alt: unsafe extern "C" fn(u32, u32, *const c_char, *mut Handle) -> Status,
+    hsa_executable_load_agent_code_object: unsafe extern "C" fn(Handle, Handle, Handle, *const c_char, *mut Handle) -> Status,
+    hsa_executable_freeze: unsafe extern "C" fn(Handle, *const c_char) -> Status,
+    hsa_executable_get_symbol_by_name: unsafe extern "C" fn(Handle, *const c_char, *const Handle, *mut Handle) -> Status,
+    hsa_executable_symbol_get_info: unsafe extern "C" fn(Handle, u32, *mut c_void) -> Status,
+    hsa_executable_destroy: unsafe extern "C" fn(Handle) -> Status,
+}
 
 /// Why the runtime cannot run a collection.
 #[derive(Debug, thiserror::Error)]
@@ -111,6 +212,8 @@ pub struct Agent {
     pub product: String,
     /// Whether it is a GPU.
     pub gpu: bool,
+    /// The runtime's handle.
+    pub handle: Handle,
 }
 
 impl Agent {
@@ -129,10 +232,11 @@ pub fn library_path(explicit: Option<&Path>) -> PathBuf {
         .unwrap_or_else(|| PathBuf::from(DEFAULT_LIBRARY))
 }
 
-/// The loaded runtime library.
+/// The loaded runtime library (or a caller's stand-in for it).
 pub struct Runtime {
     path: PathBuf,
-    lib: libloading::Library,
+    api: Api,
+    _lib: Option<libloading::Library>,
 }
 
 impl std::fmt::Debug for Runtime {
@@ -142,7 +246,8 @@ impl std::fmt::Debug for Runtime {
 }
 
 impl Runtime {
-    /// Loads the library at `path` (a bare name goes through the system loader's search).
+    /// Loads the library at `path` (a bare name goes through the system loader's search) and looks up every
+    /// function of [`Api`].
     pub fn load(path: &Path) -> Result<Runtime, HsaError> {
         // SAFETY: loading runs the library's initialisers; ROCr's only set up its own state.
         let lib =
@@ -150,22 +255,21 @@ impl Runtime {
                 path: path.to_path_buf(),
                 why: e.to_string(),
             })?;
-        let rt = Runtime {
+        let api = Api::from_library(&lib, path)?;
+        Ok(Runtime {
             path: path.to_path_buf(),
-            lib,
-        };
-        // Every function this module calls, looked up now so that a wrong library is one clear error.
-        for symbol in [
-            "hsa_init",
-            "hsa_shut_down",
-            "hsa_status_string",
-            "hsa_iterate_agents",
-            "hsa_agent_get_info",
-            "hsa_system_get_info",
-        ] {
-            rt.raw(symbol)?;
+            api,
+            _lib: Some(lib),
+        })
+    }
+
+    /// A runtime whose functions are `api` (a stand-in that implements hsa.h's contract), shown as `label`.
+    pub fn with_api(api: Api, label: &Path) -> Runtime {
+        Runtime {
+            path: label.to_path_buf(),
+            api,
+            _lib: None,
         }
-        Ok(rt)
     }
 
     /// The library's file, as asked for.
@@ -173,36 +277,16 @@ impl Runtime {
         &self.path
     }
 
-    fn raw(&self, symbol: &'static str) -> Result<*mut c_void, HsaError> {
-        let name = format!("{symbol}\0");
-        // SAFETY: the symbol is only turned into a function pointer of its hsa.h type by the callers.
-        unsafe { self.lib.get::<*mut c_void>(name.as_bytes()) }
-            .map(|s| *s)
-            .map_err(|e| HsaError::SymbolMissing {
-                path: self.path.clone(),
-                symbol,
-                why: e.to_string(),
-            })
-    }
-
-    /// A function of the library with its hsa.h signature `F`.
-    fn func<F: Copy>(&self, symbol: &'static str) -> Result<F, HsaError> {
-        let p = self.raw(symbol)?;
-        debug_assert_eq!(std::mem::size_of::<F>(), std::mem::size_of::<*mut c_void>());
-        // SAFETY: `F` is the function pointer type hsa.h declares for `symbol` (each caller names both).
-        Ok(unsafe { std::mem::transmute_copy::<*mut c_void, F>(&p) })
+    /// The functions.
+    pub(crate) fn api(&self) -> &Api {
+        &self.api
     }
 
     /// `hsa_status_string`, or the number.
-    fn status_text(&self, s: Status) -> String {
-        let Ok(f) = self.func::<unsafe extern "C" fn(Status, *mut *const c_char) -> Status>(
-            "hsa_status_string",
-        ) else {
-            return format!("status {s:#x}");
-        };
+    pub(crate) fn status_text(&self, s: Status) -> String {
         let mut text: *const c_char = std::ptr::null();
         // SAFETY: hsa_status_string writes a pointer to a static string; callable before hsa_init.
-        let r = unsafe { f(s, &mut text) };
+        let r = unsafe { (self.api.hsa_status_string)(s, &mut text) };
         if r != HSA_STATUS_SUCCESS || text.is_null() {
             return format!("status {s:#x}");
         }
@@ -215,9 +299,8 @@ impl Runtime {
 
     /// Starts the runtime (`hsa_init`); it shuts down when the session is dropped.
     pub fn init(&self) -> Result<Session<'_>, HsaError> {
-        let init = self.func::<unsafe extern "C" fn() -> Status>("hsa_init")?;
         // SAFETY: no arguments; reference-counted by the runtime, paired with hsa_shut_down on drop.
-        let s = unsafe { init() };
+        let s = unsafe { (self.api.hsa_init)() };
         if s != HSA_STATUS_SUCCESS {
             let status = self.status_text(s);
             return Err(if Path::new(KFD).exists() {
@@ -238,23 +321,18 @@ pub struct Session<'r> {
 
 impl Drop for Session<'_> {
     fn drop(&mut self) {
-        if let Ok(f) = self
-            .rt
-            .func::<unsafe extern "C" fn() -> Status>("hsa_shut_down")
-        {
-            // SAFETY: pairs the successful hsa_init of this session.
-            let _ = unsafe { f() };
-        }
+        // SAFETY: pairs the successful hsa_init of this session.
+        let _ = unsafe { (self.rt.api.hsa_shut_down)() };
     }
 }
 
 /// What the agent callback collects.
 struct Found {
-    agents: Vec<AgentHandle>,
+    agents: Vec<Handle>,
 }
 
 /// `hsa_iterate_agents` callback: records each agent.
-unsafe extern "C" fn collect_agent(agent: AgentHandle, data: *mut c_void) -> Status {
+unsafe extern "C" fn collect_agent(agent: Handle, data: *mut c_void) -> Status {
     // SAFETY: `data` is the `Found` that `Session::agents` passes, alive for the whole iteration.
     let found = unsafe { &mut *(data as *mut Found) };
     found.agents.push(agent);
@@ -265,12 +343,15 @@ unsafe extern "C" fn collect_agent(agent: AgentHandle, data: *mut c_void) -> Sta
     }
 }
 
-impl Session<'_> {
-    /// The runtime's version (`HSA_SYSTEM_INFO_VERSION_MAJOR`.`MINOR`).
+impl<'r> Session<'r> {
+    /// The runtime.
+    pub fn runtime(&self) -> &'r Runtime {
+        self.rt
+    }
+
+    /// The runtime's version (`HSA_SYSTEM_INFO_VERSION_MAJOR`.`MINOR`: the HSA specification it implements).
     pub fn version(&self) -> Result<(u16, u16), HsaError> {
-        let f = self
-            .rt
-            .func::<unsafe extern "C" fn(u32, *mut c_void) -> Status>("hsa_system_get_info")?;
+        let f = self.rt.api.hsa_system_get_info;
         let (mut major, mut minor) = (0u16, 0u16);
         // SAFETY: both attributes are uint16_t, written into the pointed-to u16.
         let s = unsafe {
@@ -291,7 +372,30 @@ impl Session<'_> {
         Ok((major, minor))
     }
 
-    fn check(&self, call: &'static str, s: Status) -> Result<(), HsaError> {
+    /// ROCr's build identifier (`HSA_AMD_SYSTEM_INFO_BUILD_VERSION`), where the runtime gives one (older
+    /// ones refuse the attribute).
+    pub fn build_version(&self) -> Option<String> {
+        let mut text: *const c_char = std::ptr::null();
+        // SAFETY: the attribute is a `const char*`, written into the pointed-to pointer.
+        let s = unsafe {
+            (self.rt.api.hsa_system_get_info)(
+                HSA_AMD_SYSTEM_INFO_BUILD_VERSION,
+                (&mut text as *mut *const c_char).cast(),
+            )
+        };
+        if s != HSA_STATUS_SUCCESS || text.is_null() {
+            return None;
+        }
+        // SAFETY: non-null, a NUL-terminated string the runtime keeps.
+        Some(
+            unsafe { CStr::from_ptr(text) }
+                .to_string_lossy()
+                .trim()
+                .to_string(),
+        )
+    }
+
+    pub(crate) fn check(&self, call: &'static str, s: Status) -> Result<(), HsaError> {
         if s == HSA_STATUS_SUCCESS {
             Ok(())
         } else {
@@ -303,15 +407,10 @@ impl Session<'_> {
     }
 
     /// A 64-byte string attribute of an agent (name, vendor, product).
-    fn agent_string(&self, a: AgentHandle, attribute: u32) -> Result<String, HsaError> {
-        let f = self
-            .rt
-            .func::<unsafe extern "C" fn(AgentHandle, u32, *mut c_void) -> Status>(
-                "hsa_agent_get_info",
-            )?;
+    fn agent_string(&self, a: Handle, attribute: u32) -> Result<String, HsaError> {
         let mut buf = [0u8; 64];
         // SAFETY: these attributes are char[64], written into the 64-byte buffer.
-        let s = unsafe { f(a, attribute, buf.as_mut_ptr().cast()) };
+        let s = unsafe { (self.rt.api.hsa_agent_get_info)(a, attribute, buf.as_mut_ptr().cast()) };
         self.check("hsa_agent_get_info", s)?;
         let end = buf.iter().position(|&c| c == 0).unwrap_or(buf.len());
         Ok(String::from_utf8_lossy(&buf[..end]).trim().to_string())
@@ -319,19 +418,11 @@ impl Session<'_> {
 
     /// Every agent the runtime lists.
     pub fn agents(&self) -> Result<Vec<Agent>, HsaError> {
-        let iterate = self
-            .rt
-            .func::<unsafe extern "C" fn(AgentCallback, *mut c_void) -> Status>(
-                "hsa_iterate_agents",
-            )?;
-        let info = self
-            .rt
-            .func::<unsafe extern "C" fn(AgentHandle, u32, *mut c_void) -> Status>(
-                "hsa_agent_get_info",
-            )?;
         let mut found = Found { agents: Vec::new() };
         // SAFETY: the callback only pushes into `found`, which outlives the call.
-        let s = unsafe { iterate(collect_agent, (&mut found as *mut Found).cast()) };
+        let s = unsafe {
+            (self.rt.api.hsa_iterate_agents)(collect_agent, (&mut found as *mut Found).cast())
+        };
         if s != HSA_STATUS_INFO_BREAK {
             self.check("hsa_iterate_agents", s)?;
         }
@@ -339,7 +430,13 @@ impl Session<'_> {
         for a in found.agents {
             let mut device = u32::MAX;
             // SAFETY: HSA_AGENT_INFO_DEVICE is an hsa_device_type_t (32 bits).
-            let s = unsafe { info(a, HSA_AGENT_INFO_DEVICE, (&mut device as *mut u32).cast()) };
+            let s = unsafe {
+                (self.rt.api.hsa_agent_get_info)(
+                    a,
+                    HSA_AGENT_INFO_DEVICE,
+                    (&mut device as *mut u32).cast(),
+                )
+            };
             self.check("hsa_agent_get_info", s)?;
             let gpu = device == HSA_DEVICE_TYPE_GPU;
             out.push(Agent {
@@ -352,6 +449,7 @@ impl Session<'_> {
                     String::new()
                 },
                 gpu,
+                handle: a,
             });
         }
         Ok(out)

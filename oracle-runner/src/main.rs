@@ -609,6 +609,16 @@ struct CollectArgs {
     /// The ROCr runtime library (`--backend hsa`; default $ORACLE_HSA_LIB, else libhsa-runtime64.so.1).
     #[arg(long, value_name = "PATH")]
     hsa_lib: Option<PathBuf>,
+    /// Seconds a dispatch may run on the GPU before it is abandoned and reported (`--backend hsa`).
+    #[arg(long, value_name = "SECONDS", default_value_t = 10.0, value_parser = positive_seconds)]
+    dispatch_timeout: f64,
+}
+
+fn positive_seconds(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 && v <= 86_400.0 => Ok(v),
+        _ => Err(format!("`{s}`: seconds, more than 0 and at most 86400")),
+    }
 }
 
 /// `oracle collect`.
@@ -657,35 +667,46 @@ fn collect(a: &CollectArgs) -> Result<ExitCode, String> {
         None => co::Shard::ALL,
     };
     let model = reference_model::exec::ModelBackend::default();
-    let target =
-        match a.backend.as_deref() {
-            Some("model") => {
-                if !measurements::row::valid_target(&a.target) || !a.target.starts_with("gfx") {
-                    return Err(format!(
-                        "--target `{}`: a gfx10 chip (gfx1013, gfx1030 .. gfx1036)",
-                        a.target
-                    ));
-                }
-                co::Target::Model {
-                    chip: a.target.clone(),
-                    backend: &model,
-                }
-            }
-            Some("hsa") => {
-                use oracle_runner::hsa;
-                let path = hsa::library_path(a.hsa_lib.as_deref());
-                let rt = hsa::Runtime::load(&path).map_err(|e| e.to_string())?;
-                let session = rt.init().map_err(|e| e.to_string())?;
-                let agents = session.rdna_agents().map_err(|e| e.to_string())?;
+    // The runtime, its session and the device outlive the collection that borrows them.
+    let rt: oracle_runner::hsa::Runtime;
+    let session: oracle_runner::hsa::Session;
+    let device: oracle_runner::dispatch::Device;
+    let target = match a.backend.as_deref() {
+        Some("model") => {
+            if !measurements::row::valid_target(&a.target) || !a.target.starts_with("gfx") {
                 return Err(format!(
-                "found {}; dispatching on ROCr is not implemented yet (the code object writer is: \
-                 oracle_runner::codeobj), so nothing was measured",
-                agents.iter().map(|a| a.name.as_str()).collect::<Vec<_>>().join(", ")
-            ));
+                    "--target `{}`: a gfx10 chip (gfx1013, gfx1030 .. gfx1036)",
+                    a.target
+                ));
             }
-            Some(other) => return Err(format!("--backend `{other}`: model or hsa")),
-            None => return Err("oracle collect: --backend model|hsa is required".into()),
-        };
+            co::Target::Model {
+                chip: a.target.clone(),
+                backend: &model,
+            }
+        }
+        Some("hsa") => {
+            use oracle_runner::{dispatch, hsa};
+            rt = hsa::Runtime::load(&hsa::library_path(a.hsa_lib.as_deref()))
+                .map_err(|e| e.to_string())?;
+            session = rt.init().map_err(|e| e.to_string())?;
+            let agents = session.rdna_agents().map_err(|e| e.to_string())?;
+            let timeout = std::time::Duration::from_secs_f64(a.dispatch_timeout);
+            device =
+                dispatch::Device::open(&session, &agents[0], timeout).map_err(|e| e.to_string())?;
+            out::warn(&format!(
+                "oracle: measuring on {}{}",
+                device.fingerprint(),
+                if agents.len() > 1 {
+                    " (the first RDNA agent; ROCR_VISIBLE_DEVICES chooses another)"
+                } else {
+                    ""
+                }
+            ));
+            co::Target::Hsa { device: &device }
+        }
+        Some(other) => return Err(format!("--backend `{other}`: model or hsa")),
+        None => return Err("oracle collect: --backend model|hsa is required".into()),
+    };
     let mut failed = 0;
     for t in &chosen {
         let bar = indicatif::ProgressBar::new(0);
