@@ -160,8 +160,11 @@ fn g_trans(f: Fmt, env: Env, x: u64, op: Tr) -> u64 {
                 }
             }
             _ => {
-                // The argument is in turns; its fraction is exact in f64 for f16/f32.
-                let t = v - libm::floor(v);
+                // The argument is in turns. The fraction of |x| is exact in f64 for f16/f32; that of a
+                // negative x itself is not (1 - 2^-60 rounds to 1), so sine's oddness and cosine's
+                // evenness take the sign.
+                let a = libm::fabs(v);
+                let t = a - libm::floor(a);
                 let exact_zero = match op {
                     Tr::Sin => t == 0.0 || t == 0.5,
                     _ => t == 0.25 || t == 0.75,
@@ -169,7 +172,12 @@ fn g_trans(f: Fmt, env: Env, x: u64, op: Tr) -> u64 {
                 if exact_zero {
                     0.0
                 } else if matches!(op, Tr::Sin) {
-                    libm::sin(2.0 * core::f64::consts::PI * t)
+                    let r = libm::sin(2.0 * core::f64::consts::PI * t);
+                    if v < 0.0 {
+                        -r
+                    } else {
+                        r
+                    }
                 } else {
                     libm::cos(2.0 * core::f64::consts::PI * t)
                 }
