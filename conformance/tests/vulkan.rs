@@ -264,6 +264,20 @@ const DIV_FIXUP: &str = "v_lshlrev_b32 v1, 4, v0\n\
     buffer_store_dwordx4 v[24:27], v1, s[4:7], 0 offen offset:16\n\
     buffer_store_dwordx4 v[28:31], v1, s[4:7], 0 offen offset:32\ns_endpgm";
 
+/// v_div_scale in f32 and f64, as the numerator (s0 = s2) and the denominator (s0 = s1) of a division and with a
+/// negated source, each VCC (or SGPR) destination turned into a lane value.
+const DIV_SCALE: &str = "v_lshlrev_b32 v1, 4, v0\n\
+    buffer_load_dwordx4 v[10:13], v1, s[0:3], 0 offen\ns_waitcnt vmcnt(0)\n\
+    v_div_scale_f32 v20, vcc_lo, v11, v11, v12\nv_cndmask_b32 v21, 0, 1, vcc_lo\n\
+    v_div_scale_f32 v22, s20, v12, v11, v12\nv_cndmask_b32 v23, 0, 1, s20\n\
+    v_div_scale_f32 v24, vcc_lo, -v13, v10, v13\nv_cndmask_b32 v25, 0, 1, vcc_lo\n\
+    v_div_scale_f64 v[26:27], vcc_lo, v[10:11], v[10:11], v[12:13]\nv_cndmask_b32 v28, 0, 1, vcc_lo\n\
+    v_div_scale_f64 v[30:31], s21, v[12:13], v[10:11], v[12:13]\nv_cndmask_b32 v29, 0, 1, s21\n\
+    v_lshlrev_b32 v1, 6, v0\n\
+    buffer_store_dwordx4 v[20:23], v1, s[4:7], 0 offen\n\
+    buffer_store_dwordx4 v[24:27], v1, s[4:7], 0 offen offset:16\n\
+    buffer_store_dwordx4 v[28:31], v1, s[4:7], 0 offen offset:32\ns_endpgm";
+
 /// A loop of one block (so the recompiler runs it speculatively): products and sums that drift into
 /// denormals, zeros, infinities and NaNs at different turns in different lanes, so some turns of some
 /// lanes fail a host guard and run again exactly, while EXEC changes every turn (the rerun must start
@@ -429,6 +443,38 @@ fn div_fixup_and_div_fmas_match_the_model_in_every_float_mode() {
         (0x30, true, true),
     ];
     float_kernel_matches(DIV_FIXUP, &special, &modes, 12);
+}
+
+#[test]
+fn div_scale_matches_the_model_in_every_float_mode() {
+    // Divisors with huge and denormal reciprocal classes, dividends with small exponent fields, quotients
+    // near 2^-126, NaNs, zeros and infinities; the f64 pairs read two of these as one value.
+    let special = [
+        0u32,
+        0x8000_0000,
+        1,
+        0x807f_ffff,
+        0x0080_0000,
+        0x0b80_0000,
+        0x3f80_0000,
+        0x4000_0000,
+        0x7e80_0001,
+        0x7f00_0000,
+        0x7f80_0000,
+        0x7fc0_0000,
+        0x7fa0_0001,
+        0x1000_0000,
+        0x6000_0000,
+        0x7fd0_0000,
+    ];
+    let modes = [
+        (0xc0u8, false, false),
+        (0xf0, true, false),
+        (0x00, false, true),
+        (0x30, true, true),
+        (0x8f, false, false),
+    ];
+    float_kernel_matches(DIV_SCALE, &special, &modes, 12);
 }
 
 #[test]

@@ -1321,7 +1321,10 @@ fn vector_forms(inst: &Instruction, pc: usize) -> Result<(), Refusal> {
     let m = inst.mods;
     // neg and abs are bit operations on float sources, applied where those are read.
     let float = float_op(inst.op).is_some()
-        || matches!(inst.op, Op::VCvtPkrtzF16F32 | Op::VPackB32F16)
+        || matches!(
+            inst.op,
+            Op::VCvtPkrtzF16F32 | Op::VPackB32F16 | Op::VDivScaleF32 | Op::VDivScaleF64
+        )
         || float_compare(inst.op).is_some()
         || class_test(inst.op).is_some();
     // neg/abs, omod and clamp on float operations are the float engine's; on integer ones only clamp
@@ -1689,6 +1692,43 @@ fn vector(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
             }
         }
         return float_alu(cx, inst, pc, fmt, f, raw, active);
+    }
+
+    if matches!(op, VDivScaleF32 | VDivScaleF64) {
+        // The model writes the scaled value as it is (no omod or clamp) and the VCC bits to the VOP3B destination.
+        if dpp.is_some() || matches!(inst.control, Control::Sdwa(_)) {
+            return Err(refusal(inst, pc, "DPP or SDWA on v_div_scale"));
+        }
+        let fmt = if op == VDivScaleF32 { F32 } else { F64 };
+        let s0 = fsrc(cx, Role::Src0, 0, fmt)?;
+        let s1 = fsrc(cx, Role::Src1, 1, fmt)?;
+        let s2 = fsrc(cx, Role::Src2, 2, fmt)?;
+        let d = vdst()?;
+        let mode = cx.mode_word();
+        let e = &mut cx.e;
+        let env = if fmt == F64 {
+            crate::sem::float::env64(e, mode)
+        } else {
+            crate::sem::float::env(e, mode)
+        };
+        let (v, vcc) = crate::sem::float::div_scale(e, &env, s0, s1, s2);
+        if fmt == F64 {
+            let (lo, hi) = (e.trunc(v), e.hi(v));
+            cx.vset_if(d, lo, active);
+            cx.vset_if(d + 1, hi, active);
+        } else {
+            write32(cx, inst, pc, d, v, active)?;
+        }
+        let bit = cx.e.band(vcc, active);
+        cx.publish_bit(bit);
+        cx.cut();
+        let mask = cx.gather_mask();
+        cx.next_slot();
+        match inst.mask_dst() {
+            Some(o) => cx.write_mask(o, mask, inst, pc)?,
+            None => cx.set_mask_at(sreg::VCC_LO, mask),
+        }
+        return Ok(Done::Next);
     }
 
     if matches!(op, VCvtPkrtzF16F32 | VPackB32F16) {

@@ -1656,3 +1656,113 @@ mod host {
         }
     }
 }
+
+#[test]
+fn div_scale_matches_the_model_in_every_mode() {
+    use reference_model::float::{div_scale_f32, div_scale_f64};
+    // f32: (s0, s1 = divisor, s2 = dividend) with s0 each of the two or another value, plus the edges of every
+    // case: exponent gaps around 96, divisors around 2^126, quotients around 2^-126, dividend fields around 23.
+    let mut t32: Vec<[u32; 3]> = Vec::new();
+    for (a, b) in pairs(1500, 61) {
+        t32.extend([[a, a, b], [b, a, b], [a ^ b, a, b]]);
+    }
+    let mut r = Rng(62);
+    for _ in 0..1500 {
+        let (m1, m2) = (r.next() & 0x7f_ffff, r.next() & 0x7f_ffff);
+        let near = [0, m1, m1.wrapping_sub(1) & 0x7f_ffff, (m1 + 1) & 0x7f_ffff];
+        let m2 = near[(r.next() % 4) as usize] | (m2 & (r.next() & 1) * 0x7f_ffff);
+        let e1 = 1 + r.next() % 254;
+        let gap: i32 = match r.next() % 4 {
+            0 => 94 + (r.next() % 5) as i32,
+            1 => -128 + (r.next() % 5) as i32,
+            _ => (r.next() % 60) as i32 - 30,
+        };
+        let e2 = (e1 as i32 + gap).clamp(0, 255) as u32;
+        let s1 =
+            [e1 << 23 | m1, 0x7e80_0000 + (r.next() % 3), 0x7e7f_ffff][(r.next() % 3) as usize];
+        let s2 = e2 << 23 | m2 | (r.next() & 1) << 31;
+        let s2 = if r.next() % 5 == 0 {
+            (r.next() % 26) << 23 | m2
+        } else {
+            s2
+        };
+        t32.extend([[s1, s1, s2], [s2, s1, s2], [r.operand(), s1, s2]]);
+    }
+    let mut bad = Vec::new();
+    for m in modes() {
+        let e = &mut Eval;
+        let word = e.k32(m.to_hwreg());
+        let env = soft::env(e, word);
+        for &[a, b, c] in &t32 {
+            let (x, y, z) = (e.k32(a), e.k32(b), e.k32(c));
+            let (v, vcc) = soft::div_scale(e, &env, x, y, z);
+            let got = (v.u() as u32, vcc.u() != 0);
+            let want = div_scale_f32(m, a, b, c);
+            if got != want && bad.len() < 12 {
+                bad.push(format!(
+                    "f32 mode {:#x} ieee {}: {a:#010x}, {b:#010x}, {c:#010x}: got {got:x?}, model {want:x?}",
+                    m.float_mode, m.ieee
+                ));
+            }
+        }
+    }
+    // f64: the same families, and the quotients the f64 division rounds across 2^-1022 or to zero: (2^53 - 1)
+    // / 2^52 * 2^-1023 (the midpoint below 2^-1022, rounded up), and quotients around 2^-1075.
+    let mut t64: Vec<[u64; 3]> = Vec::new();
+    for [a, b, _] in triples64(1500, 63) {
+        t64.extend([[a, a, b], [b, a, b], [a ^ b, a, b]]);
+    }
+    for _ in 0..2000 {
+        let m1 = (r.next() as u64) << 20 & 0xf_ffff_ffff_ffff;
+        let choices = [
+            0,
+            m1,
+            m1.wrapping_sub(1) & 0xf_ffff_ffff_ffff,
+            m1 + 1,
+            0xf_ffff_ffff_ffff,
+        ];
+        let m2 = choices[(r.next() % 5) as usize] & 0xf_ffff_ffff_ffff;
+        let m1 = if r.next() % 4 == 0 { 0 } else { m1 };
+        let e1 = 1 + (r.next() % 2046) as i64;
+        let gap: i64 = match r.next() % 5 {
+            0 => 766 + (r.next() % 5) as i64,
+            1 => -1024 + (r.next() % 4) as i64,
+            2 => -1076 + (r.next() % 4) as i64,
+            _ => (r.next() % 60) as i64 - 30,
+        };
+        let e2 = (e1 + gap).clamp(0, 2047) as u64;
+        let s1 = match r.next() % 4 {
+            0 => 0x7fd0_0000_0000_0000 + (r.next() % 3) as u64,
+            1 => 0x7fcf_ffff_ffff_ffff,
+            _ => (e1 as u64) << 52 | m1,
+        };
+        let s2 = e2 << 52 | m2 | ((r.next() & 1) as u64) << 63;
+        let s2 = if r.next() % 5 == 0 {
+            ((r.next() % 56) as u64) << 52 | m2
+        } else {
+            s2
+        };
+        t64.extend([[s1, s1, s2], [s2, s1, s2], [operand64(&mut r), s1, s2]]);
+    }
+    for (e1, e2) in [(1100u64, 77u64), (1200, 177), (1075, 1), (1076, 1)] {
+        t64.push([1 << 62, e1 << 52, e2 << 52 | 0xf_ffff_ffff_ffff]);
+    }
+    for m in modes64() {
+        let e = &mut Eval;
+        let word = e.k32(m.to_hwreg());
+        let env = soft::env64(e, word);
+        for &[a, b, c] in &t64 {
+            let (x, y, z) = (e.k64(a), e.k64(b), e.k64(c));
+            let (v, vcc) = soft::div_scale(e, &env, x, y, z);
+            let got = (v.u(), vcc.u() != 0);
+            let want = div_scale_f64(m, a, b, c);
+            if got != want && bad.len() < 24 {
+                bad.push(format!(
+                    "f64 mode {:#x} ieee {}: {a:#018x}, {b:#018x}, {c:#018x}: got {got:x?}, model {want:x?}",
+                    m.float_mode, m.ieee
+                ));
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}

@@ -1095,6 +1095,147 @@ fn unary_nan<L: Lower>(e: &mut L, env: &Env<L::V>, x: L::V) -> L::V {
     e.select(env.ieee, q, x)
 }
 
+/// `v_div_scale` (f32, f64): the scaled operand and the VCC bit of the model's `div_scale_*` (rule `div.scale`, the
+/// RDNA ISA guide's pseudo-code): the three sources flushed by the format's denormal input field, a NaN among
+/// them returned as it is (never quieted) with VCC clear, and then, in order: a zero divisor or dividend gives
+/// the default NaN; an exponent gap of 96 (768) or more sets VCC and scales a numerator `s0 == s1` up by 2^64
+/// (2^128); a denormal divisor scales `s0` up; a divisor whose reciprocal is denormal scales a numerator up and
+/// sets VCC when the quotient is denormal too, else scales `s0` down; a denormal quotient sets VCC and scales a
+/// denominator `s0 == s2` up; a dividend exponent field of 23 (53) or less scales `s0` up.
+///
+/// The model decides "denormal" on host f64 values (`1.0 / s1`, `s2 / s1`); here the same decisions are exact
+/// comparisons of the operands: for f32 the f64 quotient cannot cross 2^-126 wrongly (two 24-bit
+/// significands' ratio is 2^-48 or more away from a power of two), so it is the real quotient's test; for f64
+/// the quotient is the f64 division's rounded result, whose test is worked out on the normalized significands
+/// (see the comments).
+pub fn div_scale<L: Lower>(
+    e: &mut L,
+    env: &Env<L::V>,
+    s0: L::V,
+    s1: L::V,
+    s2: L::V,
+) -> (L::V, L::V) {
+    let f = env.fmt;
+    let wide = f.wide();
+    let (big, tiny_exp, k): (u64, u64, u32) = if wide { (768, 53, 128) } else { (96, 23, 64) };
+    let s0 = flush_in(e, env, s0);
+    let s1 = flush_in(e, env, s1);
+    let s2 = flush_in(e, env, s2);
+    let (n0, n1, n2) = (is_nan(e, f, s0), is_nan(e, f, s1), is_nan(e, f, s2));
+    let nan12 = e.select(n1, s1, s2);
+    let nan = e.select(n0, s0, nan12);
+    let any_nan = e.bor(n0, n1);
+    let any_nan = e.bor(any_nan, n2);
+    let no = e.kbool(false);
+    let yes = e.kbool(true);
+    let rne = e.k32(0);
+    let exact = Env {
+        rm: rne,
+        keep_in: yes,
+        keep_out: yes,
+        ieee: no,
+        ..*env
+    };
+    let kup = e.k32(k);
+    let kdown = e.k32(k.wrapping_neg());
+    let up = ldexp(e, &exact, s0, kup);
+    let down = ldexp(e, &exact, s0, kdown);
+    let e1 = fld(e, f, s1, f.man, f.exp);
+    let e2 = fld(e, f, s2, f.man, f.exp);
+    let u1 = unpack(e, env, s1);
+    let u2 = unpack(e, env, s2);
+    let zero = e.bor(u1.zero, u2.zero);
+    let gap = e.bin(Bin::Sub, e2, e1);
+    let kbig = e.k32(big as u32);
+    let c_big = e.cmp(Cmp::SGe, gap, kbig);
+    let m1 = e.bink(Bin::And, s1, f.man_mask());
+    let zw = kf(e, f, 0);
+    let m1nz = e.cmp(Cmp::Ne, m1, zw);
+    let z32 = e.k32(0);
+    let e1z = e.cmp(Cmp::Eq, e1, z32);
+    let den1 = e.band(e1z, m1nz);
+    // 1/s1 is denormal exactly when |s1| > 2^(emax - 1) (2^126, 2^1022), s1 finite.
+    let mag1 = e.bink(Bin::And, s1, f.mag_mask());
+    let half_max = kf(e, f, u64::from(2 * f.bias() - 1) << f.man);
+    let infw = kf(e, f, f.exp_mask());
+    let above = e.cmp(Cmp::UGt, mag1, half_max);
+    let finite1 = e.cmp(Cmp::ULt, mag1, infw);
+    let r_den = e.band(above, finite1);
+    // s2/s1 for finite non-zero operands: q = (m2/m1) * 2^d with both significands normalized to bit 61.
+    let sig1 = sig64(e, f, u1.sig);
+    let sig2 = sig64(e, f, u2.sig);
+    let (m1n, x1) = normalize(e, sig1, u1.exp);
+    let (m2n, x2) = normalize(e, sig2, u2.exp);
+    let d = e.bin(Bin::Sub, x2, x1);
+    // Dn = d + (bias - 1): q < 2^-126 (2^-1022) for Dn <= -2, for Dn = -1 (but for one f64 pair, below), and for
+    // Dn = 0 when m2 < m1.
+    let dn = e.bink(Bin::Add, d, u64::from(f.bias() - 1));
+    let km1 = e.k32(-1i32 as u32);
+    let le_m2 = e.cmp(Cmp::SLt, dn, km1);
+    let eq_m1 = e.cmp(Cmp::Eq, dn, km1);
+    let eq_0 = e.cmp(Cmp::Eq, dn, z32);
+    let m2_lt = e.cmp(Cmp::ULt, m2n, m1n);
+    let m2_gt = e.cmp(Cmp::UGt, m2n, m1n);
+    let at_0 = e.band(eq_0, m2_lt);
+    let at_m1 = if wide {
+        // f64: q = (2^53 - 1) / 2^52 * 2^-1023 is the midpoint below 2^-1022, which the division rounds (ties
+        // to even) up to 2^-1022: not denormal.
+        let lo = e.k64(1 << 61);
+        let hi = e.k64((1 << 62) - (1 << 9));
+        let a = e.cmp(Cmp::Eq, m1n, lo);
+        let b = e.cmp(Cmp::Eq, m2n, hi);
+        let pair = e.band(a, b);
+        let not_pair = e.bnot(pair);
+        e.band(eq_m1, not_pair)
+    } else {
+        eq_m1
+    };
+    let q_small = e.bor(le_m2, at_m1);
+    let q_small = e.bor(q_small, at_0);
+    let q_nonzero = if wide {
+        // The f64 division's result is non-zero when q > 2^-1075: d >= -1074, or d = -1075 with m2 > m1.
+        let lim = e.k32(-1074i32 as u32);
+        let ge = e.cmp(Cmp::SGe, d, lim);
+        let lim = e.k32(-1075i32 as u32);
+        let at = e.cmp(Cmp::Eq, d, lim);
+        let at = e.band(at, m2_gt);
+        e.bor(ge, at)
+    } else {
+        yes
+    };
+    let ordinary = e.bor(u1.inf, u2.inf);
+    let ordinary = e.bor(ordinary, zero);
+    let ordinary = e.bnot(ordinary);
+    let q_den = e.band(q_small, q_nonzero);
+    let q_den = e.band(q_den, ordinary);
+    let tiny_k = e.k32(tiny_exp as u32);
+    let tiny = e.cmp(Cmp::ULe, e2, tiny_k);
+    let eq01 = e.cmp(Cmp::Eq, s0, s1);
+    let eq02 = e.cmp(Cmp::Eq, s0, s2);
+    let up_if01 = e.select(eq01, up, s0);
+    let up_if02 = e.select(eq02, up, s0);
+    // The chain, last case first.
+    let dnan = kf(e, f, f.default_nan());
+    let mut r = e.select(tiny, up, s0);
+    let mut vcc = no;
+    r = e.select(q_den, up_if02, r);
+    vcc = e.select(q_den, yes, vcc);
+    r = e.select(r_den, down, r);
+    vcc = e.select(r_den, no, vcc);
+    let both = e.band(r_den, q_den);
+    r = e.select(both, up_if01, r);
+    vcc = e.select(both, yes, vcc);
+    r = e.select(den1, up, r);
+    vcc = e.select(den1, no, vcc);
+    r = e.select(c_big, up_if01, r);
+    vcc = e.select(c_big, yes, vcc);
+    r = e.select(zero, dnan, r);
+    vcc = e.select(zero, no, vcc);
+    r = e.select(any_nan, nan, r);
+    vcc = e.select(any_nan, no, vcc);
+    (r, vcc)
+}
+
 /// `v_div_fmas` (f32, f64): `a * b + c` rounded once with denormal operands and result kept, then scaled by
 /// 2^32 (f32) or 2^64 (f64) in a lane whose VCC bit `vcc` is set, rounded again and flushed by the format's result
 /// field: the model's `div_fmas_*` (rules `div.fmas`, `div.fmas.f32_flush`, `div.fmas.f64_flush`). The scaling
