@@ -1670,7 +1670,7 @@ fn div_scale_matches_the_model_in_every_mode() {
     for _ in 0..1500 {
         let (m1, m2) = (r.next() & 0x7f_ffff, r.next() & 0x7f_ffff);
         let near = [0, m1, m1.wrapping_sub(1) & 0x7f_ffff, (m1 + 1) & 0x7f_ffff];
-        let m2 = near[(r.next() % 4) as usize] | (m2 & (r.next() & 1) * 0x7f_ffff);
+        let m2 = near[(r.next() % 4) as usize] | (m2 & ((r.next() & 1) * 0x7f_ffff));
         let e1 = 1 + r.next() % 254;
         let gap: i32 = match r.next() % 4 {
             0 => 94 + (r.next() % 5) as i32,

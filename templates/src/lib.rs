@@ -598,12 +598,20 @@ impl Template {
 /// The bundled templates: (file name, text).
 pub const BUNDLED: &[(&str, &str)] = &[
     (
+        "cdbg-not-taken.toml",
+        include_str!("../bundled/cdbg-not-taken.toml"),
+    ),
+    (
         "cross-lane.toml",
         include_str!("../bundled/cross-lane.toml"),
     ),
     (
         "cvt-flr-rpi-nan.toml",
         include_str!("../bundled/cvt-flr-rpi-nan.toml"),
+    ),
+    (
+        "cvt-norm-f16.toml",
+        include_str!("../bundled/cvt-norm-f16.toml"),
     ),
     ("cvt-pack.toml", include_str!("../bundled/cvt-pack.toml")),
     (
@@ -645,6 +653,10 @@ pub const BUNDLED: &[(&str, &str)] = &[
         include_str!("../bundled/f64-arithmetic.toml"),
     ),
     (
+        "f64-tininess-others.toml",
+        include_str!("../bundled/f64-tininess-others.toml"),
+    ),
+    (
         "initial-registers.toml",
         include_str!("../bundled/initial-registers.toml"),
     ),
@@ -652,6 +664,14 @@ pub const BUNDLED: &[(&str, &str)] = &[
     (
         "int-clamp-sad.toml",
         include_str!("../bundled/int-clamp-sad.toml"),
+    ),
+    (
+        "lds-add-f32.toml",
+        include_str!("../bundled/lds-add-f32.toml"),
+    ),
+    (
+        "lds-atomic-lane-order.toml",
+        include_str!("../bundled/lds-atomic-lane-order.toml"),
     ),
     (
         "minmax-f64-denorm.toml",
@@ -662,8 +682,24 @@ pub const BUNDLED: &[(&str, &str)] = &[
         include_str!("../bundled/minmax-signed-zero.toml"),
     ),
     (
+        "mix-f16-source-denorm.toml",
+        include_str!("../bundled/mix-f16-source-denorm.toml"),
+    ),
+    (
+        "movrel-dpp16.toml",
+        include_str!("../bundled/movrel-dpp16.toml"),
+    ),
+    (
+        "movrel-dpp8.toml",
+        include_str!("../bundled/movrel-dpp8.toml"),
+    ),
+    (
         "movrel-range.toml",
         include_str!("../bundled/movrel-range.toml"),
+    ),
+    (
+        "mullit-zero-factor.toml",
+        include_str!("../bundled/mullit-zero-factor.toml"),
     ),
     (
         "nan-cvt-narrow.toml",
@@ -674,12 +710,24 @@ pub const BUNDLED: &[(&str, &str)] = &[
         include_str!("../bundled/omod-f16-f64.toml"),
     ),
     (
+        "permlane-fi-bound-ctrl.toml",
+        include_str!("../bundled/permlane-fi-bound-ctrl.toml"),
+    ),
+    (
+        "pk-fmac-dpp.toml",
+        include_str!("../bundled/pk-fmac-dpp.toml"),
+    ),
+    (
         "rcp-rsq-sqrt-f32.toml",
         include_str!("../bundled/rcp-rsq-sqrt-f32.toml"),
     ),
     (
         "round-mode-others.toml",
         include_str!("../bundled/round-mode-others.toml"),
+    ),
+    (
+        "saveexec-width.toml",
+        include_str!("../bundled/saveexec-width.toml"),
     ),
     (
         "transcendental-f32.toml",

@@ -192,7 +192,8 @@ fn errors_name_the_file_line_and_problem() {
 fn the_settle_entries_still_without_a_template_are_these() {
     // reference_model::rules::SETTLE lists the measurement each unmeasured rule waits for; these have no
     // bundled template yet (mostly buffer formats, LDS and SMEM, which need arrays beyond `in` and `out`).
-    // A new template that settles one removes it here.
+    // v_dot2_f32_f16 and v_mad_f16 do not exist on gfx1013 (LLVM 19 rejects them), and the model does not
+    // run VINTRP (interp.f32). A new template that settles one removes it here.
     let all = bundled().unwrap();
     let covered: std::collections::BTreeSet<&str> = all
         .iter()
@@ -210,26 +211,14 @@ fn the_settle_entries_still_without_a_template_are_these() {
             "buffer.load_small_float",
             "buffer.store_zero_fill",
             "buffer.store_norm",
-            "salu.saveexec_width",
-            "f64.tininess.before_rounding.others",
             "nan.dot2_quiet",
             "lds.misaligned_fault.widths",
-            "valu.permlane_fi_bound_ctrl",
-            "valu.movrel_dpp16",
-            "valu.movrel_dpp8",
-            "valu.pk_fmac_dpp",
             "atomic.float_non_lds",
             "mad.unfused_f16",
-            "mix.f16_source_denorm",
             "dot2.single_rounding",
-            "lds.add_f32",
-            "cvt.norm_f16",
-            "mullit.zero_factor",
             "interp.f32",
-            "salu.cdbg_not_taken",
             "buffer.swizzle_element_4",
             "smem.buffer_range",
-            "lds.atomic_lane_order",
             "smem.cache_ops",
             "smem.atomics",
             "buffer.store_norm_tie",
