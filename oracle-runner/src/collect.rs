@@ -267,6 +267,8 @@ pub struct Summary {
     pub rows: usize,
     /// Dispatches a backend could not run, with why (counted, their rows missing).
     pub failed: Vec<String>,
+    /// Why nothing ran: the template's `targets` do not name the chip.
+    pub skipped: Option<String>,
 }
 
 /// One journal line: a finished dispatch's outputs.
@@ -334,6 +336,15 @@ pub fn collect(
 ) -> Result<Summary, String> {
     let suite_name = format!("oracle-{}", t.name);
     let chip = target.chip().to_string();
+    if !t.runs_on(&chip) {
+        return Ok(Summary {
+            skipped: Some(format!(
+                "{chip} lacks its instructions (it targets {})",
+                t.targets.join(", ")
+            )),
+            ..Summary::default()
+        });
+    }
     let suite_dir = out.join(&suite_name);
     let journal_dir = out.join(".oracle-collect");
     let journal = journal_dir.join(format!("{}.{chip}.jsonl", t.name));

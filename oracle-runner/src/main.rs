@@ -734,6 +734,10 @@ fn collect(a: &CollectArgs) -> Result<ExitCode, String> {
             },
         )?;
         bar.finish_and_clear();
+        if let Some(why) = &summary.skipped {
+            out::print(&format!("{}: skipped: {why}\n", t.name))?;
+            continue;
+        }
         out::print(&format!(
             "{}: {} rows in {}; {} dispatches run, {} from the journal{}\n",
             t.name,

@@ -529,3 +529,61 @@ fn a_template_of_words_makes_the_kernel_its_assembly_makes() {
         assert_eq!(ka, kb, "wave{wave}");
     }
 }
+
+#[test]
+fn every_bundled_template_assembles_for_the_chips_it_targets_and_runs_on_the_model() {
+    if !have_llvm_mc() {
+        return;
+    }
+    let all = templates::bundled().unwrap();
+    for chip in ["gfx1013", "gfx1030", "gfx1036"] {
+        for t in all.iter().filter(|t| t.runs_on(chip)) {
+            for &w in &t.waves {
+                if let Err(e) = oracle_runner::collect::kernel_words(t, chip, w) {
+                    panic!("{} on {chip} wave{w}: {e}", t.name);
+                }
+            }
+        }
+    }
+    // On the PS5's chip every template runs, each dispatch on the model (a dry run of `collect --all`); on
+    // gfx1036 the gfx10.1-only ones are skipped, not failed.
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("all");
+    let o = oracle(&[
+        "collect",
+        "--all",
+        "--backend",
+        "model",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        o.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert_eq!(text.lines().count(), all.len(), "{text}");
+    assert!(
+        !text.contains("failed") && !text.contains("skipped"),
+        "{text}"
+    );
+    let o = oracle(&[
+        "collect",
+        "f32-legacy",
+        "cross-lane",
+        "--backend",
+        "model",
+        "--target",
+        "gfx1036",
+        "--out",
+        tmp.path().join("rdna2").to_str().unwrap(),
+    ]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{text}");
+    assert!(
+        text.contains("f32-legacy: skipped: gfx1036 lacks its instructions")
+            && text.contains("cross-lane: 128 rows"),
+        "{text}"
+    );
+}

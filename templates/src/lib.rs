@@ -27,7 +27,9 @@
 //! quiet and signalling NaNs of both signs with payloads), `f16` (the same 14 in the low half; `f16x2` in
 //! both halves), `f64lo`/`f64hi` (the f64 classes' halves, zipped in pairs of input dwords), `int` (0, 1, -1,
 //! the extremes of i32 and u32, the sign bit, alternating bits), `shift` (0..63 and 64..), and
-//! `random:N:SEED` (N dwords of a fixed xorshift stream). Parse errors name the file, line and column.
+//! `random:N:SEED` (N dwords of a fixed xorshift stream). `targets = ["gfx1013", ...]` limits a template to the
+//! chips that have its instructions (`oracle collect` skips it elsewhere). Parse errors name the file, line and
+//! column.
 #![deny(missing_docs)]
 
 use serde::Deserialize;
@@ -238,7 +240,15 @@ struct File {
     lanes: Option<u32>,
     #[serde(default)]
     lds_bytes: u32,
+    #[serde(default)]
+    targets: Vec<String>,
 }
+
+/// The gfx10 chips a template may name in `targets`.
+pub const CHIPS: [&str; 11] = [
+    "gfx1010", "gfx1011", "gfx1012", "gfx1013", "gfx1030", "gfx1031", "gfx1032", "gfx1033",
+    "gfx1034", "gfx1035", "gfx1036",
+];
 
 /// The kernel body.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -276,6 +286,9 @@ pub struct Template {
     pub lanes: u32,
     /// LDS bytes per workgroup.
     pub lds_bytes: u32,
+    /// The chips whose instruction set has the body's instructions (gfx10.3 lacks `v_mad_f32`, `v_mac_f32`
+    /// and `v_mac_legacy_f32`; gfx1010 and gfx1013 lack `v_dot2_f32_f16`); empty for every gfx10 chip.
+    pub targets: Vec<String>,
 }
 
 /// One dispatch of a template.
@@ -528,7 +541,14 @@ impl Template {
         if f.lds_bytes > 65_536 {
             return Err(err(format!("lds_bytes = {}: at most 65536", f.lds_bytes)));
         }
+        if let Some(t) = f.targets.iter().find(|t| !CHIPS.contains(&t.as_str())) {
+            return Err(err(format!(
+                "targets: `{t}` is no gfx10 chip ({})",
+                CHIPS.join(", ")
+            )));
+        }
         Ok(Template {
+            targets: f.targets,
             name: f.name,
             about: f.about,
             settles: f.settles,
@@ -542,6 +562,11 @@ impl Template {
             lanes,
             lds_bytes: f.lds_bytes,
         })
+    }
+
+    /// Whether the template runs on `chip` (its `targets` name it, or it names none).
+    pub fn runs_on(&self, chip: &str) -> bool {
+        self.targets.is_empty() || self.targets.iter().any(|t| t == chip)
     }
 
     /// Every lane's inputs, in order.

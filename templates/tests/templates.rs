@@ -167,6 +167,10 @@ fn errors_name_the_file_line_and_problem() {
         ),
         (SMALL.replace("round = [0, 3]", "round = [4]"), "0 to 3"),
         (
+            SMALL.replace("outputs = 2", "outputs = 2\ntargets = [\"gfx900\"]"),
+            "`gfx900` is no gfx10 chip",
+        ),
+        (
             SMALL.replace("body = \"v_add_f32 v10, v4, v5\"", ""),
             "exactly one of",
         ),
