@@ -645,6 +645,10 @@ pub const BUNDLED: &[(&str, &str)] = &[
     ),
     ("div-fixup.toml", include_str!("../bundled/div-fixup.toml")),
     (
+        "dot2-f32-f16.toml",
+        include_str!("../bundled/dot2-f32-f16.toml"),
+    ),
+    (
         "dpp8-inactive.toml",
         include_str!("../bundled/dpp8-inactive.toml"),
     ),
