@@ -258,6 +258,10 @@ const VOP1: &[Op] = &[
     Op::VRcpF16,
     Op::VSqrtF16,
     Op::VRsqF16,
+    Op::VExpF32,
+    Op::VLogF32,
+    Op::VExpF16,
+    Op::VLogF16,
 ];
 
 /// VOP3-only operations drawn, with their source counts.

@@ -33,7 +33,7 @@ fn every_f16_operation_matches_the_model_on_all_inputs() {
         .into_iter()
         .filter(|&op| recompiler::sweep::unary(op).unwrap().input_bits == 16)
         .collect();
-    assert!(ops.len() >= 11, "{ops:?}");
+    assert!(ops.len() >= 13, "{ops:?}");
     // Every f16 direction and denormal setting among them, IEEE and FP16_OVFL on and off.
     for m in ["c0/0/1/0", "34/1/1/1", "78/0/1/1", "fc/1/1/0", "0f/0/1/0"] {
         for &op in &ops {
@@ -49,9 +49,12 @@ fn f32_operations_match_the_model_where_it_matters() {
     let Some(ctx) = ctx() else { return };
     // Around zero and the denormals, around one and the integers' limit (2^23 .. 2^31), the largest finite
     // values and the NaNs, for both signs.
-    let windows: [u64; 6] = [
+    // 2^x's limits (126 .. 128, 1024 .. 1075) for v_exp.
+    let windows: [u64; 8] = [
         0,
         0x3f7f_0000,
+        0x42fc_0000,
+        0x4480_0000,
         0x4afc_0000,
         0x4eff_0000,
         0x7f7f_0000,
@@ -73,6 +76,8 @@ fn f32_operations_match_the_model_where_it_matters() {
         Op::VRcpF32,
         Op::VSqrtF32,
         Op::VRsqF32,
+        Op::VExpF32,
+        Op::VLogF32,
     ];
     for m in ["c0/0/1/0", "f1/1/1/0", "e2/0/1/0", "d3/1/1/0", "f0/0/1/0"] {
         for op in ops {

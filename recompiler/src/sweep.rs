@@ -35,7 +35,7 @@ pub struct Unary {
 }
 
 /// The sweep shape of `op` when it is a one-source operation of the float engine (conversions, rounding,
-/// fract, frexp); `None` otherwise.
+/// fract, frexp, reciprocals and roots, 2^x and log2); `None` otherwise.
 pub fn unary(op: Op) -> Option<Unary> {
     let (fmt, f) = float_op(op)?;
     // 2^64 inputs are no sweep.
@@ -57,6 +57,8 @@ pub fn unary(op: Op) -> Option<Unary> {
             | FloatOp::FrexpMant
             | FloatOp::FrexpExp
             | FloatOp::Recip(_)
+            | FloatOp::Exp2
+            | FloatOp::Log2
     );
     if !one_source {
         return None;

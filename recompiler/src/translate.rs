@@ -637,6 +637,10 @@ pub(crate) enum FloatOp {
     Ldexp,
     /// v_rcp, v_sqrt, v_rsq (and v_rcp_iflag_f32): exact, rounded once.
     Recip(R),
+    /// v_exp: 2^x ([`crate::sem::trans::exp2`]).
+    Exp2,
+    /// v_log: log2 x ([`crate::sem::trans::log2`]).
+    Log2,
     /// v_div_fixup: the special cases of source 2 / source 1 around the estimate in source 0.
     DivFixup,
     /// v_div_fmas: an FMA scaled by the lane's VCC bit ([`crate::sem::float::div_fmas`]); [`float_alu`] and
@@ -710,6 +714,10 @@ pub(crate) fn float_op(op: Op) -> Option<(Fmt, FloatOp)> {
         VRcpF16 => (F16, Recip(R::Rcp)),
         VSqrtF16 => (F16, Recip(R::Sqrt)),
         VRsqF16 => (F16, Recip(R::Rsq)),
+        VExpF32 => (F32, Exp2),
+        VLogF32 => (F32, Log2),
+        VExpF16 => (F16, Exp2),
+        VLogF16 => (F16, Log2),
         VFractF16 => (F16, Fract),
         VFrexpMantF16 => (F16, FrexpMant),
         VFrexpExpI16F16 => (F16, FrexpExp),
@@ -1233,6 +1241,8 @@ pub(crate) fn float_value(
         FloatOp::ToInt16(signed) => fp::to_int16(e, &env, a, signed),
         FloatOp::Fract => fp::fract(e, &env, a),
         FloatOp::Recip(op) => fp::recip_root(e, &env, a, op),
+        FloatOp::Exp2 => crate::sem::trans::exp2(e, &env, a),
+        FloatOp::Log2 => crate::sem::trans::log2(e, &env, a),
         FloatOp::FrexpMant => fp::frexp_mant(e, &env, a),
         FloatOp::FrexpExp if fmt == F16 => {
             let x = fp::frexp_exp(e, &env, a);
@@ -1267,7 +1277,9 @@ pub(crate) fn float_value(
             fp::ovfl16(e, &env, r, &[a, b])
         }
         FloatOp::Fma(_) => fp::ovfl16(e, &env, r, &[a, b, c]),
-        FloatOp::Ldexp | FloatOp::Recip(_) => fp::ovfl16(e, &env, r, &[a]),
+        FloatOp::Ldexp | FloatOp::Recip(_) | FloatOp::Exp2 | FloatOp::Log2 => {
+            fp::ovfl16(e, &env, r, &[a])
+        }
         // v_cvt_f16_u16 of 65520 and above (an integer source is never infinite).
         FloatOp::FromInt(_) => fp::ovfl16(e, &env, r, &[]),
         _ => r,

@@ -4,6 +4,7 @@
 
 use recompiler::lower::{Eval, Lower, Val};
 use recompiler::sem::float as soft;
+use recompiler::sem::trans as soft_trans;
 use reference_model::float::{add_f32, mul_f32, sub_f32, Mode};
 
 /// Operands of every class: zeros, the smallest and largest denormals and normals, ones, infinities, quiet
@@ -1765,4 +1766,101 @@ fn div_scale_matches_the_model_in_every_mode() {
         }
     }
     assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+#[test]
+fn exp2_and_log2_match_the_model_in_every_mode() {
+    use reference_model::float::{exp_f16, exp_f32, log_f16, log_f32};
+    // f32: the classes, integers and their neighbours (exact powers, log2 of powers of two), the limits of
+    // 2^x (128, 1024, -126, -149, -1075), values near 1, and random bits.
+    let mut xs: Vec<u32> = SPECIAL.iter().flat_map(|&v| [v, v ^ 0x8000_0000]).collect();
+    for k in -160i32..=160 {
+        let v = (k as f32).to_bits();
+        xs.extend([v, v + 1, v.wrapping_sub(1)]);
+        let p = 2f32.powi(k.clamp(-126, 127)).to_bits();
+        xs.extend([p, p + 1, p - 1]);
+    }
+    for v in [
+        1024.0f32, 1075.0, -1075.0, -1074.5, 127.99999, 128.0, -126.0, -149.0, -150.0, -149.5,
+    ] {
+        let b = v.to_bits();
+        xs.extend([b, b + 1, b - 1]);
+    }
+    let mut r = Rng(71);
+    for _ in 0..3000 {
+        xs.push(r.next() ^ r.next() << 7);
+        xs.push(0x3f80_0000 + (r.next() & 0xfff) - 0x800);
+        xs.push(r.operand());
+    }
+    let mut bad = Vec::new();
+    let mut compared = 0u64;
+    for m in modes().into_iter().step_by(3) {
+        let e = &mut Eval;
+        let word = e.k32(m.to_hwreg());
+        let env = soft::env(e, word);
+        for &x in &xs {
+            let xv = e.k32(x);
+            for (name, got, want) in [
+                (
+                    "exp",
+                    soft_trans::exp2(e, &env, xv).u() as u32,
+                    exp_f32(m, x),
+                ),
+                (
+                    "log",
+                    soft_trans::log2(e, &env, xv).u() as u32,
+                    log_f32(m, x),
+                ),
+            ] {
+                compared += 1;
+                if got != want && bad.len() < 12 {
+                    bad.push(format!(
+                        "{name}_f32 mode {:#x} ieee {}: {x:#010x}: got {got:#010x}, model {want:#010x}",
+                        m.float_mode, m.ieee
+                    ));
+                }
+            }
+        }
+    }
+    // f16: every input in four modes (FP16_OVFL is applied by the caller, so it is left off here).
+    for m in [0xc0u8, 0x03, 0x3e, 0xb5] {
+        let m = Mode {
+            float_mode: m,
+            ieee: m & 1 == 1,
+            dx10_clamp: true,
+            fp16_ovfl: false,
+        };
+        let e = &mut Eval;
+        let word = e.k32(m.to_hwreg());
+        let env = soft::env16(e, word);
+        for x in 0..=0xffffu32 {
+            let xv = e.k32(x);
+            for (name, got, want) in [
+                (
+                    "exp",
+                    soft_trans::exp2(e, &env, xv).u() as u32,
+                    exp_f16(m, x as u16) as u32,
+                ),
+                (
+                    "log",
+                    soft_trans::log2(e, &env, xv).u() as u32,
+                    log_f16(m, x as u16) as u32,
+                ),
+            ] {
+                compared += 1;
+                if got != want && bad.len() < 24 {
+                    bad.push(format!(
+                        "{name}_f16 mode {:#x} ieee {}: {x:#06x}: got {got:#06x}, model {want:#06x}",
+                        m.float_mode, m.ieee
+                    ));
+                }
+            }
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "{} of {compared}:\n{}",
+        bad.len(),
+        bad.join("\n")
+    );
 }

@@ -92,19 +92,19 @@ impl Fmt {
     pub const fn wide(self) -> bool {
         self.exp == 11
     }
-    const fn sign_bit(self) -> u32 {
+    pub(crate) const fn sign_bit(self) -> u32 {
         self.man + self.exp
     }
     const fn sign(self) -> u64 {
         1 << self.sign_bit()
     }
-    const fn mag_mask(self) -> u64 {
+    pub(crate) const fn mag_mask(self) -> u64 {
         self.sign() - 1
     }
     const fn ef_max(self) -> u32 {
         (1 << self.exp) - 1
     }
-    const fn exp_mask(self) -> u64 {
+    pub(crate) const fn exp_mask(self) -> u64 {
         (self.ef_max() as u64) << self.man
     }
     const fn man_mask(self) -> u64 {
@@ -116,7 +116,7 @@ impl Fmt {
     const fn quiet(self) -> u64 {
         1 << (self.man - 1)
     }
-    const fn bias(self) -> u32 {
+    pub(crate) const fn bias(self) -> u32 {
         (1 << (self.exp - 1)) - 1
     }
     /// The largest finite magnitude.
@@ -125,13 +125,13 @@ impl Fmt {
     }
     /// The NaN an invalid operation gives: sign, quiet bit, payload 0 (rules `nan.default`,
     /// `nan.default.f16_f64`).
-    const fn default_nan(self) -> u64 {
+    pub(crate) const fn default_nan(self) -> u64 {
         self.sign() | self.exp_mask() | self.quiet()
     }
 }
 
 /// A bit pattern of format `f` as a constant of its carrier width.
-fn kf<L: Lower>(e: &mut L, f: Fmt, v: u64) -> L::V {
+pub(crate) fn kf<L: Lower>(e: &mut L, f: Fmt, v: u64) -> L::V {
     if f.wide() {
         e.k64(v)
     } else {
@@ -238,17 +238,17 @@ pub fn ovfl16<L: Lower>(e: &mut L, env: &Env<L::V>, r: L::V, sources: &[L::V]) -
 }
 
 /// An unpacked operand: sign bit (0/1), class flags, 24-bit significand and the exponent of its lsb.
-struct Unpacked<V> {
-    sign: V,
-    zero: V,
-    inf: V,
+pub(crate) struct Unpacked<V> {
+    pub(crate) sign: V,
+    pub(crate) zero: V,
+    pub(crate) inf: V,
     /// The significand with its implicit bit (0 for zeros and infinities).
-    sig: V,
+    pub(crate) sig: V,
     /// The value is `sig * 2^exp` (two's complement).
-    exp: V,
+    pub(crate) exp: V,
 }
 
-fn is_nan<L: Lower>(e: &mut L, f: Fmt, x: L::V) -> L::V {
+pub(crate) fn is_nan<L: Lower>(e: &mut L, f: Fmt, x: L::V) -> L::V {
     let mag = e.bink(Bin::And, x, f.mag_mask());
     let inf = kf(e, f, f.exp_mask());
     e.cmp(Cmp::UGt, mag, inf)
@@ -266,7 +266,7 @@ fn first_nan<L: Lower>(e: &mut L, env: &Env<L::V>, a: L::V, b: L::V) -> (L::V, L
 }
 
 /// Unpacks a non-NaN `x`; a denormal is read as its signed zero unless denormal inputs are kept.
-fn unpack<L: Lower>(e: &mut L, env: &Env<L::V>, x: L::V) -> Unpacked<L::V> {
+pub(crate) fn unpack<L: Lower>(e: &mut L, env: &Env<L::V>, x: L::V) -> Unpacked<L::V> {
     let f = env.fmt;
     let sign = fld(e, f, x, f.sign_bit(), 1);
     let ef = fld(e, f, x, f.man, f.exp);
@@ -340,7 +340,7 @@ fn low_bits<L: Lower>(e: &mut L, m: L::V, n: L::V) -> L::V {
 }
 
 /// `sig >> s` rounded in direction `rm` (64-bit `sig`, u32 `s` of any size): the quotient (64 bits).
-fn shr_round<L: Lower>(e: &mut L, rm: L::V, sign: L::V, sig: L::V, s: L::V) -> L::V {
+pub(crate) fn shr_round<L: Lower>(e: &mut L, rm: L::V, sign: L::V, sig: L::V, s: L::V) -> L::V {
     let z32 = e.k32(0);
     let z64 = e.k64(0);
     let none = e.cmp(Cmp::Eq, s, z32);
@@ -373,7 +373,13 @@ fn shr_round<L: Lower>(e: &mut L, rm: L::V, sign: L::V, sig: L::V, s: L::V) -> L
 
 /// Rounds the exact non-zero value `(-1)^sign * sig * 2^exp` (64-bit `sig`, two's-complement `exp`) to
 /// f32 bits, as the model's `round_pack`.
-fn round_pack<L: Lower>(e: &mut L, env: &Env<L::V>, sign: L::V, sig: L::V, exp: L::V) -> L::V {
+pub(crate) fn round_pack<L: Lower>(
+    e: &mut L,
+    env: &Env<L::V>,
+    sign: L::V,
+    sig: L::V,
+    exp: L::V,
+) -> L::V {
     let f = env.fmt;
     let msb = e.un(Un::FindMsb, sig);
     // Exponent of the msb, then the shift that leaves 24 bits.
@@ -758,7 +764,7 @@ pub fn from_int<L: Lower>(e: &mut L, env: &Env<L::V>, v: L::V, signed: bool) -> 
 }
 
 /// A denormal `x` as its signed zero unless denormal inputs are kept.
-fn flush_in<L: Lower>(e: &mut L, env: &Env<L::V>, x: L::V) -> L::V {
+pub(crate) fn flush_in<L: Lower>(e: &mut L, env: &Env<L::V>, x: L::V) -> L::V {
     let f = env.fmt;
     let ef = e.bink(Bin::And, x, f.exp_mask());
     let m = e.bink(Bin::And, x, f.man_mask());
@@ -1090,7 +1096,7 @@ pub fn round_int<L: Lower>(e: &mut L, env: &Env<L::V>, x: L::V, dir: u32) -> L::
 
 /// A NaN source of a unary operation as its result: quieted only under IEEE_MODE (rule
 /// `nan.unary_quiet_ieee_only`).
-fn unary_nan<L: Lower>(e: &mut L, env: &Env<L::V>, x: L::V) -> L::V {
+pub(crate) fn unary_nan<L: Lower>(e: &mut L, env: &Env<L::V>, x: L::V) -> L::V {
     let q = e.bink(Bin::Or, x, env.fmt.quiet());
     e.select(env.ieee, q, x)
 }

@@ -4,4 +4,5 @@
 pub mod atomic;
 pub mod float;
 pub mod salu;
+pub mod trans;
 pub mod valu;

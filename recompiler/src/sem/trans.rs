@@ -1,0 +1,279 @@
+//! `v_exp_f32`/`v_exp_f16` (2^x) and `v_log_f32`/`v_log_f16` (log2 x) in integer arithmetic, for the float
+//! engine's formats f32 and f16 (FP16_OVFL is the caller's, as for the other f16 operations).
+//!
+//! The model (`reference_model::float::exp_f32` and siblings, rule `transcendental.approximation`, inferred)
+//! takes `libm`'s f64 value of the exact function and rounds that once more in the mode's direction; its
+//! special cases decide on the bits. Here the exact function is computed in 64-bit fixed point to about 2^-58
+//! relative (every product truncated, so the value is a little low, with a sticky bit: inexact unless the
+//! result is exact, which only 2^integer and log2 of a power of two are) and rounded as the model rounds:
+//! first to an f64 significand (53 bits, nearest even), then by the engine's `round_pack` in the mode. The
+//! first rounding matters: 2^x of a tiny x is 1 + x ln 2, which f64 holds as 1, so the model returns 1.0
+//! rounding up or down as well. The two agree except where the exact value lies within about 2^-58 of an
+//! f64 rounding boundary that is also one of the result format's: no input among the 766,112 of
+//! `recompiler/tests/f32_soft.rs` (f32 edges and random values in 11 modes, every f16 input in 4), and within
+//! the 1-ULP tolerance conformance allows these instructions (`rules::tolerance_ulp`) wherever it happens.
+//!
+//! - 2^x: x = n + f with n = floor(x) and f in [0, 1) as a 64-bit fraction (bits below 2^-64 kept as a sticky
+//!   flag); 2^f by Horner's rule on the Taylor series of e^(f ln 2), 19 terms (the rest is below 2^-66), the
+//!   coefficients (ln 2)^k / k! rounded to 62 fraction bits (computed with Python's `decimal` at 80 digits;
+//!   ln 2 times 2^64 is 0xb17217f7d1cf79ac). The model's f64 limits decide the ends: x >= 1024 gives +inf in every mode (the
+//!   f64 result is infinite), x <= -1075 gives +0 (the f64 result is 0); between, the result rounds and flushes
+//!   by the mode.
+//! - log2 x: x = m * 2^E with m in [1, 2), taken as m/2 and E+1 when m >= 1.5 so that x near 1 has E = 0;
+//!   log2 m by repeated squaring (62 steps, each bit of the result is whether the square reached 2), which
+//!   keeps 62 fraction bits absolute: with E = 0 the result is kept at that scale, otherwise |log2 x| >= 0.41
+//!   and 54 fraction bits are plenty. log2 1 = +0 in every mode (the model's f64 zero).
+
+use super::float::{flush_in, is_nan, kf, round_pack, shr_round, unary_nan, unpack, Env, Fmt, F16};
+use crate::lower::{Bin, Cmp, Lower, Un};
+
+/// (ln 2)^k / k! * 2^62, k = 0..=18.
+const EXP2_TAYLOR: [u64; 19] = [
+    0x4000000000000000,
+    0x2c5c85fdf473de6b,
+    0x0f5fdeffc162c754,
+    0x038d611ae09417f1,
+    0x009d955b7dd273b9,
+    0x0015d87fe78a6731,
+    0x0002861225f0d8f1,
+    0x00003ff97f8b1162,
+    0x0000058b0088e972,
+    0x0000006d494f4e58,
+    0x00000007933d4563,
+    0x000000007a32b1cd,
+    0x00000000070ef594,
+    0x0000000000605865,
+    0x000000000004c526,
+    0x000000000000386e,
+    0x0000000000000272,
+    0x000000000000001a,
+    0x0000000000000001,
+];
+
+/// The high 64 bits of the 128-bit product of two u64.
+fn mul_hi<L: Lower>(e: &mut L, a: L::V, b: L::V) -> L::V {
+    mul_full(e, a, b).1
+}
+
+/// The 128-bit product of two u64 as (low, high).
+fn mul_full<L: Lower>(e: &mut L, a: L::V, b: L::V) -> (L::V, L::V) {
+    let al = e.bink(Bin::And, a, 0xffff_ffff);
+    let bl = e.bink(Bin::And, b, 0xffff_ffff);
+    let ah = e.bink(Bin::LShr, a, 32);
+    let bh = e.bink(Bin::LShr, b, 32);
+    let ll = e.bin(Bin::Mul, al, bl);
+    let lh = e.bin(Bin::Mul, al, bh);
+    let hl = e.bin(Bin::Mul, ah, bl);
+    let hh = e.bin(Bin::Mul, ah, bh);
+    // The middle column: below 3 * 2^32, no overflow.
+    let c0 = e.bink(Bin::LShr, ll, 32);
+    let c1 = e.bink(Bin::And, lh, 0xffff_ffff);
+    let c2 = e.bink(Bin::And, hl, 0xffff_ffff);
+    let mid = e.bin(Bin::Add, c0, c1);
+    let mid = e.bin(Bin::Add, mid, c2);
+    let lo_low = e.bink(Bin::And, ll, 0xffff_ffff);
+    let mid_lo = e.bink(Bin::Shl, mid, 32);
+    let lo = e.bin(Bin::Or, lo_low, mid_lo);
+    let h1 = e.bink(Bin::LShr, lh, 32);
+    let h2 = e.bink(Bin::LShr, hl, 32);
+    let h3 = e.bink(Bin::LShr, mid, 32);
+    let hi = e.bin(Bin::Add, hh, h1);
+    let hi = e.bin(Bin::Add, hi, h2);
+    (lo, e.bin(Bin::Add, hi, h3))
+}
+
+/// The model's two roundings of the non-zero value `sig * 2^exp` (`sig` with a sticky bit at bit 0): to an
+/// f64 significand (53 bits, nearest even: `libm`'s result), then to the format in the mode.
+fn round_twice<L: Lower>(e: &mut L, env: &Env<L::V>, sign: L::V, sig: L::V, exp: L::V) -> L::V {
+    let msb = e.un(Un::FindMsb, sig);
+    let k52 = e.k32(52);
+    let wide = e.cmp(Cmp::UGt, msb, k52);
+    let d = e.bin(Bin::Sub, msb, k52);
+    let z = e.k32(0);
+    let d = e.select(wide, d, z);
+    let q = shr_round(e, z, sign, sig, d);
+    let dw = e.zext(d);
+    let q = e.bin(Bin::Shl, q, dw);
+    round_pack(e, env, sign, q, exp)
+}
+
+/// The bits of 1024 and 1075 in format `f` (f16: 2^10 and 2^10 * (1 + 51/1024)).
+fn limits(f: Fmt) -> (u64, u64) {
+    if f == F16 {
+        (0x6400, 0x6433)
+    } else {
+        (0x4480_0000, 0x4486_6000)
+    }
+}
+
+/// `v_exp_f32` / `v_exp_f16` on bits `x` (modifiers applied): the module docs.
+pub fn exp2<L: Lower>(e: &mut L, env: &Env<L::V>, x: L::V) -> L::V {
+    let f = env.fmt;
+    let nan = is_nan(e, f, x);
+    let nan_r = unary_nan(e, env, x);
+    let xf = flush_in(e, env, x);
+    let u = unpack(e, env, xf);
+    let neg = e.nz(u.sign);
+    let mag = e.bink(Bin::And, xf, f.mag_mask());
+    let (b1024, b1075) = limits(f);
+    let k1024 = kf(e, f, b1024);
+    let k1075 = kf(e, f, b1075);
+    let ge1024 = e.cmp(Cmp::UGe, mag, k1024);
+    let ge1075 = e.cmp(Cmp::UGe, mag, k1075);
+    // |x| = m * 2^ex with m below 2^24; below 1024 the integer part fits easily.
+    let m = e.zext(u.sig);
+    let ex = u.exp;
+    let z32 = e.k32(0);
+    let k64 = e.k32(64);
+    let ex_ge0 = e.cmp(Cmp::SGe, ex, z32);
+    let sh = e.bin(Bin::Sub, z32, ex); // fraction bits of |x| (when ex < 0)
+    let sh_lt64 = e.cmp(Cmp::ULt, sh, k64);
+    // Integer part.
+    let exl = e.bink(Bin::And, ex, 63);
+    let exw = e.zext(exl);
+    let int_a = e.bin(Bin::Shl, m, exw);
+    let shl = e.bink(Bin::And, sh, 63);
+    let shw = e.zext(shl);
+    let int_b = e.bin(Bin::LShr, m, shw);
+    let z64 = e.k64(0);
+    let int_bc = e.select(sh_lt64, int_b, z64);
+    let int = e.select(ex_ge0, int_a, int_bc);
+    // Fraction as f * 2^64, and whether bits below 2^-64 were dropped.
+    let up = e.bin(Bin::Sub, k64, sh);
+    let upl = e.bink(Bin::And, up, 63);
+    let upw = e.zext(upl);
+    let frac_b = e.bin(Bin::Shl, m, upw);
+    let sh0 = e.cmp(Cmp::Eq, sh, z32);
+    let frac_b = e.select(sh0, z64, frac_b);
+    let down = e.bin(Bin::Sub, sh, k64); // >= 0 when sh >= 64
+    let down_big = e.cmp(Cmp::UGe, down, k64);
+    let dl = e.bink(Bin::And, down, 63);
+    let dw = e.zext(dl);
+    let frac_c = e.bin(Bin::LShr, m, dw);
+    let frac_c = e.select(down_big, z64, frac_c);
+    let back = e.bin(Bin::Shl, frac_c, dw);
+    let lost_c = e.cmp(Cmp::Ne, back, m);
+    let m_nz = e_nz64(e, m);
+    let lost_c = e.select(down_big, m_nz, lost_c);
+    let frac_bc = e.select(sh_lt64, frac_b, frac_c);
+    let frac = e.select(ex_ge0, z64, frac_bc);
+    let no = e.kbool(false);
+    let lost_bc = e.select(sh_lt64, no, lost_c);
+    let lost = e.select(ex_ge0, no, lost_bc);
+    // floor(x) and x - floor(x) for a negative x with a fraction: -(int + 1) and 1 - f.
+    let has_frac = e.cmp(Cmp::Ne, frac, z64);
+    let has_frac = e.bor(has_frac, lost);
+    let neg_frac = e.band(neg, has_frac);
+    let nf = e.un(Un::Not, frac);
+    let one64 = e.k64(1);
+    let nf_exact = e.bin(Bin::Add, nf, one64);
+    let nf = e.select(lost, nf, nf_exact);
+    let frac = e.select(neg_frac, nf, frac);
+    let int32 = e.trunc(int);
+    let nint = e.bin(Bin::Sub, z32, int32);
+    let one32 = e.k32(1);
+    let nint1 = e.bin(Bin::Sub, nint, one32);
+    let n_neg = e.select(has_frac, nint1, nint);
+    let n = e.select(neg, n_neg, int32);
+    // 2^f in Q62 by Horner's rule.
+    let mut t = e.k64(EXP2_TAYLOR[18]);
+    for &a in EXP2_TAYLOR[..18].iter().rev() {
+        let p = mul_hi(e, frac, t);
+        t = e.bink(Bin::Add, p, a);
+    }
+    let sticky = e.b2i(has_frac, crate::lower::Ty::I64);
+    let sig = e.bin(Bin::Or, t, sticky);
+    let exp = e.bink(Bin::Sub, n, 62);
+    let zero_sign = e.k32(0);
+    let r = round_twice(e, env, zero_sign, sig, exp);
+    let inf = kf(e, f, f.exp_mask());
+    let pz = kf(e, f, 0);
+    let over = e.bnot(neg);
+    let over = e.band(over, ge1024);
+    let under = e.band(neg, ge1075);
+    let r = e.select(over, inf, r);
+    let r = e.select(under, pz, r);
+    e.select(nan, nan_r, r)
+}
+
+fn e_nz64<L: Lower>(e: &mut L, v: L::V) -> L::V {
+    let z = e.k64(0);
+    e.cmp(Cmp::Ne, v, z)
+}
+
+/// `v_log_f32` / `v_log_f16` on bits `x` (modifiers applied): the module docs.
+pub fn log2<L: Lower>(e: &mut L, env: &Env<L::V>, x: L::V) -> L::V {
+    let f = env.fmt;
+    let nan = is_nan(e, f, x);
+    let nan_r = unary_nan(e, env, x);
+    let xf = flush_in(e, env, x);
+    let u = unpack(e, env, xf);
+    let neg = e.nz(u.sign);
+    let m = e.zext(u.sig);
+    // m * 2^exp with its top bit moved to bit 62: mq in [2^62, 2^63), E the unbiased exponent.
+    let msb = e.un(Un::FindMsb, m);
+    let k62 = e.k32(62);
+    let s = e.bin(Bin::Sub, k62, msb);
+    let sl = e.bink(Bin::And, s, 63);
+    let sw = e.zext(sl);
+    let mq = e.bin(Bin::Shl, m, sw);
+    let big_e = e.bin(Bin::Add, u.exp, msb);
+    let k15 = e.k64(3 << 61);
+    let high = e.cmp(Cmp::UGe, mq, k15);
+    // log2 of mq / 2^62 in Q62, one bit per squaring.
+    let mut v = mq;
+    let mut l = e.k64(0);
+    let top = e.k64(1 << 63);
+    for i in 1..=62u32 {
+        let (lo, hi) = mul_full(e, v, v);
+        let hi2 = e.bink(Bin::Shl, hi, 2);
+        let lo2 = e.bink(Bin::LShr, lo, 62);
+        let sq = e.bin(Bin::Or, hi2, lo2);
+        let two = e.cmp(Cmp::UGe, sq, top);
+        let halved = e.bink(Bin::LShr, sq, 1);
+        v = e.select(two, halved, sq);
+        let bit = e.k64(1 << (62 - i));
+        let z = e.k64(0);
+        let add = e.select(two, bit, z);
+        l = e.bin(Bin::Or, l, add);
+    }
+    // m >= 1.5: log2 m - 1 with E + 1.
+    let one_q = e.k64(1 << 62);
+    let l_high = e.bin(Bin::Sub, l, one_q);
+    let lv = e.select(high, l_high, l);
+    let one32 = e.k32(1);
+    let e_high = e.bin(Bin::Add, big_e, one32);
+    let ev = e.select(high, e_high, big_e);
+    let z32 = e.k32(0);
+    let e_zero = e.cmp(Cmp::Eq, ev, z32);
+    // E = 0: lv at 62 fraction bits; otherwise E * 2^55 + lv / 2^7 (lv's sign kept by the arithmetic shift), at
+    // least 54 significant bits, so the f64 rounding has a bit to drop.
+    let ew = e.sext(ev);
+    let e55 = e.bink(Bin::Shl, ew, 55);
+    let l55 = e.bink(Bin::AShr, lv, 7);
+    let v55 = e.bin(Bin::Add, e55, l55);
+    let val = e.select(e_zero, lv, v55);
+    let k55 = e.k32(-55i32 as u32);
+    let k62n = e.k32(-62i32 as u32);
+    let exp = e.select(e_zero, k62n, k55);
+    let z64 = e.k64(0);
+    let vneg = e.cmp(Cmp::SLt, val, z64);
+    let nval = e.bin(Bin::Sub, z64, val);
+    let magv = e.select(vneg, nval, val);
+    let exact = e.cmp(Cmp::Eq, mq, one_q);
+    let inexact = e.bnot(exact);
+    let sticky = e.b2i(inexact, crate::lower::Ty::I64);
+    let sig = e.bin(Bin::Or, magv, sticky);
+    let sign = e.b2i(vneg, crate::lower::Ty::I32);
+    let r = round_twice(e, env, sign, sig, exp);
+    let res_zero = e.cmp(Cmp::Eq, sig, z64);
+    let pz = kf(e, f, 0);
+    let r = e.select(res_zero, pz, r);
+    let inf = kf(e, f, f.exp_mask());
+    let ninf = kf(e, f, f.exp_mask() | 1 << f.sign_bit());
+    let dnan = kf(e, f, f.default_nan());
+    let r = e.select(u.inf, inf, r);
+    let r = e.select(neg, dnan, r);
+    let r = e.select(u.zero, ninf, r);
+    e.select(nan, nan_r, r)
+}
