@@ -431,8 +431,18 @@ fn sin_and_cos_of_small_negative_turns_keep_their_precision() {
     assert_eq!(sin_f32(m, 0xa180_0000), 0xa2c9_0fdb);
     assert_eq!(sin_f32(m, 0x2180_0000), 0x22c9_0fdb);
     // Odd and even: sin(-x) = -sin(x), cos(-x) = cos(x), for an x whose fraction needs all its bits.
-    for x in [0x3e9a_7e31u32, 0x3a83_126f, 0x4a3f_ffff, 0x3f7f_ffff, 0x3eff_ffff] {
-        assert_eq!(sin_f32(m, x | 0x8000_0000), sin_f32(m, x) ^ 0x8000_0000, "{x:#x}");
+    for x in [
+        0x3e9a_7e31u32,
+        0x3a83_126f,
+        0x4a3f_ffff,
+        0x3f7f_ffff,
+        0x3eff_ffff,
+    ] {
+        assert_eq!(
+            sin_f32(m, x | 0x8000_0000),
+            sin_f32(m, x) ^ 0x8000_0000,
+            "{x:#x}"
+        );
         assert_eq!(cos_f32(m, x | 0x8000_0000), cos_f32(m, x), "{x:#x}");
     }
     // Exact zeros stay +0 on both sides (sin of a half turn, cos of a quarter turn).
