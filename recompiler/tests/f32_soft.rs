@@ -1786,6 +1786,11 @@ fn exp2_and_log2_match_the_model_in_every_mode() {
         let b = v.to_bits();
         xs.extend([b, b + 1, b - 1]);
     }
+    // Where 1 + x ln 2 crosses an f64 midpoint next to 1 (x = -2^-54 / ln 2, 2^-53 / ln 2): the model's f64
+    // step decides whether a directed rounding gives 1.0 or its neighbour.
+    for centre in [0xa4b8_aa3bu32, 0x2538_aa3b, 0xa4b3_c009] {
+        xs.extend((centre - 3000)..(centre + 3000));
+    }
     let mut r = Rng(71);
     for _ in 0..3000 {
         xs.push(r.next() ^ r.next() << 7);

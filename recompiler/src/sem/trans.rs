@@ -18,7 +18,10 @@
 //!   coefficients (ln 2)^k / k! rounded to 62 fraction bits (computed with Python's `decimal` at 80 digits;
 //!   ln 2 times 2^64 is 0xb17217f7d1cf79ac). The model's f64 limits decide the ends: x >= 1024 gives +inf in every mode (the
 //!   f64 result is infinite), x <= -1075 gives +0 (the f64 result is 0); between, the result rounds and flushes
-//!   by the mode.
+//!   by the mode. Below |x| = 2^-20 the series is not used: 2^x = 1 + d with d = y (1 + y/2 + y^2/6), y = x ln 2,
+//!   to 2^-60 of d, and the f64 step rounds 1 + d to a multiple of 2^-52 (above 1) or 2^-53 (below) on d
+//!   itself. Near x = -2^-54 / ln 2 the series' 2^-58 of 1 is larger than the distance of 1 + d from that
+//!   midpoint, and the H200's 2^32 sweep in round-toward-zero found those inputs before the tiny path existed.
 //! - log2 x: x = m * 2^E with m in [1, 2), taken as m/2 and E+1 when m >= 1.5 so that x near 1 has E = 0;
 //!   log2 m by repeated squaring (62 steps, each bit of the result is whether the square reached 2), which
 //!   keeps 62 fraction bits absolute: with E = 0 the result is kept at that scale, otherwise |log2 x| >= 0.41
@@ -186,6 +189,13 @@ pub fn exp2<L: Lower>(e: &mut L, env: &Env<L::V>, x: L::V) -> L::V {
     let exp = e.bink(Bin::Sub, n, 62);
     let zero_sign = e.k32(0);
     let r = round_twice(e, env, zero_sign, sig, exp);
+    // |x| below 2^-20: 2^x = 1 + d with d = y (1 + y/2 + y^2/6), y = x ln 2, kept to 2^-60 of d itself, so that
+    // the f64 step (1 + d to a multiple of 2^-52 above 1, of 2^-53 below) is decided on d, not on a value
+    // near 1 whose last bits the series above cannot resolve.
+    let ktiny = kf(e, f, tiny_limit(f));
+    let tiny = e.cmp(Cmp::ULt, mag, ktiny);
+    let r_tiny = exp2_tiny(e, env, neg, m, ex);
+    let r = e.select(tiny, r_tiny, r);
     let inf = kf(e, f, f.exp_mask());
     let pz = kf(e, f, 0);
     let over = e.bnot(neg);
@@ -194,6 +204,79 @@ pub fn exp2<L: Lower>(e: &mut L, env: &Env<L::V>, x: L::V) -> L::V {
     let r = e.select(over, inf, r);
     let r = e.select(under, pz, r);
     e.select(nan, nan_r, r)
+}
+
+/// The bits of 2^-20 in format `f` (an f16 denormal).
+fn tiny_limit(f: Fmt) -> u64 {
+    if f == F16 {
+        0x0010
+    } else {
+        0x3580_0000
+    }
+}
+
+/// ln 2 * 2^64, rounded.
+const LN2_64: u64 = 0xb172_17f7_d1cf_79ac;
+/// 2^64 / 6, rounded up.
+const SIXTH_64: u64 = 0x2aaa_aaaa_aaaa_aaab;
+
+/// 2^x for |x| = m * 2^ex below 2^-20 (`neg`: x < 0), rounded as the model rounds (the module docs).
+fn exp2_tiny<L: Lower>(e: &mut L, env: &Env<L::V>, neg: L::V, m: L::V, ex: L::V) -> L::V {
+    // m moved up to bit 63: |x| = m64 * 2^(ex - sh1).
+    let msb = e.un(Un::FindMsb, m);
+    let k63 = e.k32(63);
+    let sh1 = e.bin(Bin::Sub, k63, msb);
+    let sh1 = e.bink(Bin::And, sh1, 63);
+    let sh1w = e.zext(sh1);
+    let m64 = e.bin(Bin::Shl, m, sh1w);
+    // |y| = ys * 2^ey, ys in [2^62, 2^64).
+    let l = e.k64(LN2_64);
+    let ys = mul_hi(e, m64, l);
+    let ey = e.bin(Bin::Sub, ex, sh1);
+    // Y = |y| * 2^64 (below 2^44), 0 when |y| < 2^-64: ys shifted right by -(ey + 64).
+    let k64 = e.k32(64);
+    let e64 = e.bin(Bin::Add, ey, k64);
+    let z32 = e.k32(0);
+    let rs = e.bin(Bin::Sub, z32, e64);
+    let far = e.cmp(Cmp::SGe, rs, k64);
+    let rsl = e.bink(Bin::And, rs, 63);
+    let rsw = e.zext(rsl);
+    let yq = e.bin(Bin::LShr, ys, rsw);
+    let z64 = e.k64(0);
+    let yq = e.select(far, z64, yq);
+    // C = |y|/2 +- y^2/6 in Q64: the relative change of d against y (+ for x > 0, - for x < 0).
+    let half = e.bink(Bin::LShr, yq, 1);
+    let sq = mul_hi(e, yq, yq);
+    let sixth = e.k64(SIXTH_64);
+    let sq6 = mul_hi(e, sq, sixth);
+    let c_pos = e.bin(Bin::Add, half, sq6);
+    let c_neg = e.bin(Bin::Sub, half, sq6);
+    let corr_pos = mul_hi(e, ys, c_pos);
+    let corr_neg = mul_hi(e, ys, c_neg);
+    let d_pos = e.bin(Bin::Add, ys, corr_pos);
+    let d_neg = e.bin(Bin::Sub, ys, corr_neg);
+    let d = e.select(neg, d_neg, d_pos);
+    // A carry of the sum above 2^64 cannot happen: ys < 2^64 * ln 2 * (1 + 2^-20).
+    let one = e.k64(1);
+    let d = e.bin(Bin::Or, d, one);
+    // k = |d| / 2^-52 (above 1) or / 2^-53 (below), nearest even: d * 2^(ey + 52 or 53).
+    let k52 = e.k32(52);
+    let k53 = e.k32(53);
+    let g = e.select(neg, k53, k52);
+    let sh = e.bin(Bin::Add, ey, g);
+    let sh = e.bin(Bin::Sub, z32, sh);
+    let rne = e.k32(0);
+    let sign0 = e.k32(0);
+    let k = shr_round(e, rne, sign0, d, sh);
+    let base_pos = e.k64(1 << 52);
+    let base_neg = e.k64(1 << 53);
+    let up = e.bin(Bin::Add, base_pos, k);
+    let down = e.bin(Bin::Sub, base_neg, k);
+    let sig = e.select(neg, down, up);
+    let kexp_pos = e.k32(-52i32 as u32);
+    let kexp_neg = e.k32(-53i32 as u32);
+    let exp = e.select(neg, kexp_neg, kexp_pos);
+    round_pack(e, env, sign0, sig, exp)
 }
 
 fn e_nz64<L: Lower>(e: &mut L, v: L::V) -> L::V {
