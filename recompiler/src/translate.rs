@@ -1318,6 +1318,29 @@ fn write16(cx: &mut Cx, inst: &Instruction, d: u32, old: Sv, r: Sv, active: Sv) 
     cx.vset_if(d, new, active);
 }
 
+/// A VOP3B lane-mask result (a carry out, v_div_scale's VCC): each active lane's `bit`, gathered into the
+/// wave's mask and written to the instruction's scalar destination (VCC in the VOP2 forms).
+fn lane_mask_out(
+    cx: &mut Cx,
+    inst: &Instruction,
+    pc: usize,
+    bit: Sv,
+    active: Sv,
+) -> Result<(), Refusal> {
+    let bit = cx.e.band(bit, active);
+    cx.publish_bit(bit);
+    cx.cut();
+    let mask = cx.gather_mask();
+    cx.next_slot();
+    match inst.mask_dst() {
+        Some(o) => cx.write_mask(o, mask, inst, pc),
+        None => {
+            cx.set_mask_at(sreg::VCC_LO, mask);
+            Ok(())
+        }
+    }
+}
+
 /// Refuses the encoding features this translator does not apply yet, after the fields the model itself
 /// refuses (so both backends refuse the same words).
 fn vector_forms(inst: &Instruction, pc: usize) -> Result<(), Refusal> {
@@ -1731,15 +1754,7 @@ fn vector(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
         } else {
             write32(cx, inst, pc, d, v, active)?;
         }
-        let bit = cx.e.band(vcc, active);
-        cx.publish_bit(bit);
-        cx.cut();
-        let mask = cx.gather_mask();
-        cx.next_slot();
-        match inst.mask_dst() {
-            Some(o) => cx.write_mask(o, mask, inst, pc)?,
-            None => cx.set_mask_at(sreg::VCC_LO, mask),
-        }
+        lane_mask_out(cx, inst, pc, vcc, active)?;
         return Ok(Done::Next);
     }
 
@@ -1905,15 +1920,7 @@ fn vector(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
             };
             let d = vdst()?;
             write32(cx, inst, pc, d, v, active)?;
-            let bit = cx.e.band(co, active);
-            cx.publish_bit(bit);
-            cx.cut();
-            let mask = cx.gather_mask();
-            cx.next_slot();
-            match inst.mask_dst() {
-                Some(o) => cx.write_mask(o, mask, inst, pc)?,
-                None => cx.set_mask_at(sreg::VCC_LO, mask),
-            }
+            lane_mask_out(cx, inst, pc, co, active)?;
             return Ok(Done::Next);
         }
         VMadU64U32 | VMadI64I32 => {
