@@ -276,7 +276,7 @@ pub static RULES: &[Rule] = &[
       "v_frexp_mant returns zeros, infinities and NaNs as they are; v_frexp_exp returns 0 for them.",
       "RDNA 2 ISA guide, V_FREXP_MANT_F32 / V_FREXP_EXP_I32_F32."),
     r("transcendental.approximation", Inferred,
-      "rcp, rsq, sqrt, log2, exp2, sin and cos (turns) return the correctly rounded value of the exact function in the mode's round direction, special values chosen on the bits (f16/f32 rcp, sqrt and rsq from the exact integer quotient or root, the others and f64 through libm in f64; sin and cos of |x|, the sign by oddness and evenness, exact zeros +0); conformance compares them with the tolerance of rules::tolerance_ulp.",
+      "rcp, rsq, sqrt, log2, exp2, sin and cos (turns) return the exact function rounded in the mode's round direction, special values chosen on the bits: f16/f32 rcp, sqrt and rsq correctly rounded from the exact integer quotient or root; the others and f64 through libm in f64, that f64 rounded again (so a value within half an f64 ulp of a result-format number becomes it: 2^x of a tiny x is 1.0 in every direction); sin and cos of |x|, the sign by oddness and evenness, exact zeros +0. Conformance compares them with the tolerance of rules::tolerance_ulp.",
       "The hardware approximation is undocumented. Seed 000: RADV returns the hardware's bits for rcp, rsq, sqrt, log (every f16 input, 32,832 f32 inputs on gfx1036); hardware log2 within 1 ULP of correctly rounded near 1.0; hardware sin/cos up to 9 ULP from the true value (gfx1035, 243,092 inputs)."),
     r("div.scale", Documented,
       "v_div_scale follows the RDNA ISA guide's pseudo-code; its inputs flush by the field (measured) and a NaN is never quieted (measured).",
