@@ -1,10 +1,11 @@
 //! Transcendentals, the division helpers, cube-map coordinates and interpolation.
 //!
 //! The hardware's transcendental approximations are not documented. These functions
-//! return the correctly rounded value of the exact function and choose special values on the
-//! bits: f16 and f32 reciprocals and roots from the exact integer quotient or root with a
-//! sticky bit (one rounding, in the mode's direction), the rest in f64 with the `libm` crate
-//! (so every host gives the same bits) rounded once more to the format;
+//! round the exact function and choose special values on the bits: f16 and f32 reciprocals
+//! and roots correctly, from the exact integer quotient or root with a sticky bit (one
+//! rounding, in the mode's direction), the rest in f64 with the `libm` crate (so every host
+//! gives the same bits) rounded once more to the format in the mode (two roundings: a value
+//! within half an f64 ulp of a format number becomes that number);
 //! [`crate::rules::tolerance_ulp`] states how far conformance may let them differ from a
 //! measurement (rule `transcendental.approximation`, inferred).
 
