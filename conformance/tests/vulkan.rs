@@ -278,6 +278,17 @@ const DIV_SCALE: &str = "v_lshlrev_b32 v1, 4, v0\n\
     buffer_store_dwordx4 v[24:27], v1, s[4:7], 0 offen offset:16\n\
     buffer_store_dwordx4 v[28:31], v1, s[4:7], 0 offen offset:32\ns_endpgm";
 
+/// The normalized 16-bit conversions: pknorm from f32 and f16 (op_sel picking high halves) with source
+/// modifiers, and the f16 norm forms (16-bit results, the high half kept).
+const NORM: &str = "v_lshlrev_b32 v1, 4, v0\n\
+    buffer_load_dwordx4 v[10:13], v1, s[0:3], 0 offen\ns_waitcnt vmcnt(0)\n\
+    v_cvt_pknorm_i16_f32 v20, v10, -v11\nv_cvt_pknorm_u16_f32 v21, |v12|, v13\n\
+    v_cvt_pknorm_i16_f16 v22, v10, v11 op_sel:[1,0,0]\nv_cvt_pknorm_u16_f16 v23, -v12, v13 op_sel:[0,1,0]\n\
+    v_mov_b32 v24, v12\nv_cvt_norm_i16_f16 v24, v10\nv_mov_b32 v25, v11\nv_cvt_norm_u16_f16_e64 v25, -v13\n\
+    v_lshlrev_b32 v1, 6, v0\n\
+    buffer_store_dwordx4 v[20:23], v1, s[4:7], 0 offen\n\
+    buffer_store_dwordx2 v[24:25], v1, s[4:7], 0 offen offset:16\ns_endpgm";
+
 /// A loop of one block (so the recompiler runs it speculatively): products and sums that drift into
 /// denormals, zeros, infinities and NaNs at different turns in different lanes, so some turns of some
 /// lanes fail a host guard and run again exactly, while EXEC changes every turn (the rerun must start
@@ -475,6 +486,37 @@ fn div_scale_matches_the_model_in_every_float_mode() {
         (0x8f, false, false),
     ];
     float_kernel_matches(DIV_SCALE, &special, &modes, 12);
+}
+
+#[test]
+fn norm_conversions_match_the_model_in_every_float_mode() {
+    // f32 and f16 values around the codes' ends and halves, denormals, infinities and NaNs.
+    let special = [
+        0u32,
+        0x8000_0000,
+        0x3f80_0000,
+        0xbf80_0000,
+        0x3f00_0000,
+        0x3780_0100,
+        0x7f80_0000,
+        0x7fc0_0000,
+        0x0000_0001,
+        0x3c00_bc00,
+        0x3800_0001,
+        0x7c00_fe00,
+        0x0200_8001,
+        0x3bff_3c01,
+        0x4b80_0000,
+        0x3f7f_ffff,
+    ];
+    let modes = [
+        (0xc0u8, false, false),
+        (0xf0, true, false),
+        (0x00, false, true),
+        (0x30, true, false),
+        (0x4f, false, false),
+    ];
+    float_kernel_matches(NORM, &special, &modes, 6);
 }
 
 #[test]

@@ -639,6 +639,12 @@ pub(crate) enum FloatOp {
     Recip(R),
     /// v_exp: 2^x ([`crate::sem::trans::exp2`]).
     Exp2,
+    /// v_cvt_norm_i16/u16_f16 (`signed`): a normalized 16-bit code ([`crate::sem::float::norm16`]).
+    Norm(bool),
+    /// v_cvt_pknorm_i16/u16_f32: two f32 sources' codes packed, the first in the low half.
+    PkNorm(bool),
+    /// v_cvt_pknorm_i16/u16_f16: two f16 sources' codes packed (an f32-wide result of f16 sources).
+    PkNorm16(bool),
     /// v_log: log2 x ([`crate::sem::trans::log2`]).
     Log2,
     /// v_div_fixup: the special cases of source 2 / source 1 around the estimate in source 0.
@@ -715,6 +721,12 @@ pub(crate) fn float_op(op: Op) -> Option<(Fmt, FloatOp)> {
         VSqrtF16 => (F16, Recip(R::Sqrt)),
         VRsqF16 => (F16, Recip(R::Rsq)),
         VExpF32 => (F32, Exp2),
+        VCvtNormI16F16 => (F16, Norm(true)),
+        VCvtNormU16F16 => (F16, Norm(false)),
+        VCvtPknormI16F32 => (F32, PkNorm(true)),
+        VCvtPknormU16F32 => (F32, PkNorm(false)),
+        VCvtPknormI16F16 => (F32, PkNorm16(true)),
+        VCvtPknormU16F16 => (F32, PkNorm16(false)),
         VLogF32 => (F32, Log2),
         VExpF16 => (F16, Exp2),
         VLogF16 => (F16, Log2),
@@ -937,7 +949,13 @@ fn float_alu(
     // Float results take the output modifiers; integer results ignore them, as the model's do.
     let r = if matches!(
         f,
-        FloatOp::ToInt(_) | FloatOp::FloorToInt(_) | FloatOp::ToInt16(_) | FloatOp::FrexpExp
+        FloatOp::ToInt(_)
+            | FloatOp::FloorToInt(_)
+            | FloatOp::ToInt16(_)
+            | FloatOp::FrexpExp
+            | FloatOp::Norm(_)
+            | FloatOp::PkNorm(_)
+            | FloatOp::PkNorm16(_)
     ) {
         r
     } else {
@@ -1242,6 +1260,20 @@ pub(crate) fn float_value(
         FloatOp::Fract => fp::fract(e, &env, a),
         FloatOp::Recip(op) => fp::recip_root(e, &env, a, op),
         FloatOp::Exp2 => crate::sem::trans::exp2(e, &env, a),
+        FloatOp::Norm(signed) => fp::norm16(e, &env, a, signed),
+        FloatOp::PkNorm(signed) => {
+            let lo = fp::norm16(e, &env, a, signed);
+            let hi = fp::norm16(e, &env, b, signed);
+            let hi = e.bink(Bin::Shl, hi, 16);
+            e.bin(Bin::Or, lo, hi)
+        }
+        FloatOp::PkNorm16(signed) => {
+            let env16 = fp::env16(e, mode);
+            let lo = fp::norm16(e, &env16, a, signed);
+            let hi = fp::norm16(e, &env16, b, signed);
+            let hi = e.bink(Bin::Shl, hi, 16);
+            e.bin(Bin::Or, lo, hi)
+        }
         FloatOp::Log2 => crate::sem::trans::log2(e, &env, a),
         FloatOp::FrexpMant => fp::frexp_mant(e, &env, a),
         FloatOp::FrexpExp if fmt == F16 => {
@@ -1299,6 +1331,7 @@ pub(crate) fn source_fmt(fmt: Fmt, f: FloatOp) -> Fmt {
         (FloatOp::Narrow, _, _) => F32,
         (FloatOp::Widen, true, _) => F32,
         (FloatOp::Widen, _, _) => F16,
+        (FloatOp::PkNorm16(_), _, _) => F16,
         _ => fmt,
     }
 }

@@ -1869,3 +1869,70 @@ fn exp2_and_log2_match_the_model_in_every_mode() {
         bad.join("\n")
     );
 }
+
+#[test]
+fn norm_conversions_match_the_model_in_every_mode() {
+    use reference_model::float::{
+        cvt_norm_i16_f16, cvt_norm_u16_f16, cvt_pknorm_i16_f32, cvt_pknorm_u16_f32,
+    };
+    // f32: the classes and random operands, and the codes' ties: k / 32767 and (k + 1/2) / 65535 around the
+    // halves, -1, 0, 1 and just past them.
+    let mut p = pairs(2000, 81);
+    for k in [0u32, 1, 2, 16383, 16384, 32766, 32767] {
+        for d in [32767.0f32, 65535.0] {
+            for half in [0.0f32, 0.5] {
+                let v = ((k as f32 + half) / d).to_bits();
+                p.extend([(v, v ^ 0x8000_0000), (v + 1, v - 1), (0x3f80_0001, v)]);
+            }
+        }
+    }
+    let mut bad = Vec::new();
+    for m in modes() {
+        let e = &mut Eval;
+        let word = e.k32(m.to_hwreg());
+        let env = soft::env(e, word);
+        for &(a, b) in &p {
+            let (x, y) = (e.k32(a), e.k32(b));
+            for (signed, want) in [
+                (true, cvt_pknorm_i16_f32(m, a, b)),
+                (false, cvt_pknorm_u16_f32(m, a, b)),
+            ] {
+                let lo = soft::norm16(e, &env, x, signed).u() as u32;
+                let hi = soft::norm16(e, &env, y, signed).u() as u32;
+                let got = lo | hi << 16;
+                if got != want && bad.len() < 12 {
+                    bad.push(format!(
+                        "pknorm signed {signed} mode {:#x}: {a:#010x}, {b:#010x}: got {got:#010x}, model {want:#010x}",
+                        m.float_mode
+                    ));
+                }
+            }
+        }
+    }
+    // f16: every input, the four f16 denormal settings.
+    for f16_bits in [0x00u8, 0x40, 0x80, 0xc0] {
+        let m = Mode {
+            float_mode: f16_bits | 0x30,
+            ..Mode::TITLE
+        };
+        let e = &mut Eval;
+        let word = e.k32(m.to_hwreg());
+        let env = soft::env16(e, word);
+        for x in 0..=0xffffu32 {
+            let xv = e.k32(x);
+            let got_i = soft::norm16(e, &env, xv, true).u() as u16;
+            let got_u = soft::norm16(e, &env, xv, false).u() as u16;
+            let (wi, wu) = (
+                cvt_norm_i16_f16(m, x as u16) as u16,
+                cvt_norm_u16_f16(m, x as u16),
+            );
+            if (got_i, got_u) != (wi, wu) && bad.len() < 24 {
+                bad.push(format!(
+                    "norm f16 mode {:#x}: {x:#06x}: got {got_i:#06x}/{got_u:#06x}, model {wi:#06x}/{wu:#06x}",
+                    m.float_mode
+                ));
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}

@@ -1627,6 +1627,38 @@ pub fn to_int16<L: Lower>(e: &mut L, env: &Env<L::V>, x: L::V, signed: bool) -> 
     e.select(nan, z, r)
 }
 
+/// The normalized 16-bit code of `x` (f32 or f16 by the environment, modifiers applied): the model's `norm_num`
+/// (rules `cvt.pknorm`, `cvt.norm_f16`): the input flushed by the format's denormal field, the exact value
+/// times 32767 (`signed`) or 65535 rounded to nearest even on its magnitude, then clamped to [-32767, 32767]
+/// or [0, 65535]; infinities saturate, a NaN gives 0. The code in the low 16 bits.
+pub fn norm16<L: Lower>(e: &mut L, env: &Env<L::V>, x: L::V, signed: bool) -> L::V {
+    let nan = is_nan(e, env.fmt, x);
+    let u = unpack(e, env, x);
+    let z = e.k32(0);
+    let k: u64 = if signed { 32767 } else { 65535 };
+    let m = e.zext(u.sig);
+    let m = e.bink(Bin::Mul, m, k);
+    // An exponent of 0 or more is a magnitude of 2^23 or more: saturated like an infinity.
+    let big = e.cmp(Cmp::SGe, u.exp, z);
+    let big = e.bor(big, u.inf);
+    let sh = e.bin(Bin::Sub, z, u.exp);
+    let q = shr_round(e, z, u.sign, m, sh);
+    let kk = e.k64(k);
+    let over = e.cmp(Cmp::UGt, q, kk);
+    let over = e.bor(over, big);
+    let q = e.select(over, kk, q);
+    let q = e.trunc(q);
+    let neg = e.nz(u.sign);
+    let r = if signed {
+        let n = e.bin(Bin::Sub, z, q);
+        let n = e.bink(Bin::And, n, 0xffff);
+        e.select(neg, n, q)
+    } else {
+        e.select(neg, z, q)
+    };
+    e.select(nan, z, r)
+}
+
 /// `v_cmp_<cond>` on two floats of the environment's format (modifiers already applied): the operands
 /// flushed by the denormal field, compared in sign-magnitude order with both zeros equal, a NaN unordered
 /// (rule `cmp.denorm_inputs`); the conditions are the model's.
