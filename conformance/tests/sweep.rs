@@ -78,6 +78,8 @@ fn f32_operations_match_the_model_where_it_matters() {
         Op::VRsqF32,
         Op::VExpF32,
         Op::VLogF32,
+        Op::VSinF32,
+        Op::VCosF32,
     ];
     for m in ["c0/0/1/0", "f1/1/1/0", "e2/0/1/0", "d3/1/1/0", "f0/0/1/0"] {
         for op in ops {

@@ -600,6 +600,52 @@ fn fract_frexp_and_ldexp_match_the_model_in_every_float_mode() {
     float_kernel_matches(FRACT_FREXP_LDEXP, &special, &modes, 16);
 }
 
+/// The sine and cosine (f32 and f16, with modifiers and SDWA) and the f64 reciprocal and roots.
+const TRANSCENDENTALS: &str = "v_lshlrev_b32 v1, 4, v0\n\
+    buffer_load_dwordx4 v[10:13], v1, s[0:3], 0 offen\ns_waitcnt vmcnt(0)\n\
+    v_sin_f32 v20, v10\nv_cos_f32_e64 v21, -|v11| mul:2\nv_sin_f32_e64 v22, v12 clamp\n\
+    v_mov_b32 v23, v13\nv_cos_f16 v23, v10\nv_mov_b32 v24, v13\n\
+    v_sin_f16_sdwa v24, -v11 dst_sel:WORD_1 dst_unused:UNUSED_PRESERVE src0_sel:WORD_1\n\
+    v_cos_f32 v25, v13\nv_rcp_f64 v[26:27], v[10:11]\nv_sqrt_f64_e64 v[28:29], |v[12:13]|\n\
+    v_rsq_f64_e64 v[30:31], v[11:12] mul:2\nv_rcp_f64_e64 v[32:33], -v[12:13] clamp\n\
+    v_sqrt_f64 v[34:35], v[10:11]\n\
+    v_lshlrev_b32 v1, 6, v0\n\
+    buffer_store_dwordx4 v[20:23], v1, s[4:7], 0 offen\n\
+    buffer_store_dwordx4 v[24:27], v1, s[4:7], 0 offen offset:16\n\
+    buffer_store_dwordx4 v[28:31], v1, s[4:7], 0 offen offset:32\n\
+    buffer_store_dwordx4 v[32:35], v1, s[4:7], 0 offen offset:48\ns_endpgm";
+
+#[test]
+fn sin_cos_and_f64_roots_match_the_model_in_every_float_mode() {
+    // Quarter turns and their neighbours, integers, tiny turns, the f64 denormal and overflow edges (as high
+    // words), infinities and NaNs.
+    let special = [
+        0u32,
+        0x8000_0001,
+        0x3e80_0000,
+        0x3f00_0001,
+        0x3f3f_ffff,
+        0x4b00_0001,
+        0x3000_0000,
+        0x7f80_0000,
+        0x7fa0_0001,
+        0xffc0_0000,
+        0x3400_3800,
+        0x000f_ffff,
+        0x7fef_ffff,
+        0x0010_0000,
+        0x3ff0_0000,
+        0x0000_0001,
+    ];
+    let modes = [
+        (0xc0u8, false, false),
+        (0xf3, true, true),
+        (0x35, false, true),
+        (0xe2, true, false),
+    ];
+    float_kernel_matches(TRANSCENDENTALS, &special, &modes, 16);
+}
+
 /// Every float compare condition on f32 (VOPC into VCC, VOP3 into an SGPR with modifiers) and f16, through
 /// v_cndmask.
 const COMPARES: &str = "v_lshlrev_b32 v1, 4, v0\n\

@@ -59,6 +59,7 @@ pub fn unary(op: Op) -> Option<Unary> {
             | FloatOp::Recip(_)
             | FloatOp::Exp2
             | FloatOp::Log2
+            | FloatOp::SinCos(_)
     );
     if !one_source {
         return None;

@@ -647,6 +647,8 @@ pub(crate) enum FloatOp {
     PkNorm16(bool),
     /// v_log: log2 x ([`crate::sem::trans::log2`]).
     Log2,
+    /// v_sin (false) or v_cos (true), x in turns ([`crate::sem::trans::sincos`]).
+    SinCos(bool),
     /// v_div_fixup: the special cases of source 2 / source 1 around the estimate in source 0.
     DivFixup,
     /// v_div_fmas: an FMA scaled by the lane's VCC bit ([`crate::sem::float::div_fmas`]); [`float_alu`] and
@@ -730,6 +732,10 @@ pub(crate) fn float_op(op: Op) -> Option<(Fmt, FloatOp)> {
         VLogF32 => (F32, Log2),
         VExpF16 => (F16, Exp2),
         VLogF16 => (F16, Log2),
+        VSinF32 => (F32, SinCos(false)),
+        VCosF32 => (F32, SinCos(true)),
+        VSinF16 => (F16, SinCos(false)),
+        VCosF16 => (F16, SinCos(true)),
         VFractF16 => (F16, Fract),
         VFrexpMantF16 => (F16, FrexpMant),
         VFrexpExpI16F16 => (F16, FrexpExp),
@@ -766,6 +772,9 @@ pub(crate) fn float_op(op: Op) -> Option<(Fmt, FloatOp)> {
         VTruncF64 => (F64, RoundInt(3)),
         VRndneF64 => (F64, RoundInt(0)),
         VFractF64 => (F64, Fract),
+        VRcpF64 => (F64, Recip(R::Rcp)),
+        VSqrtF64 => (F64, Recip(R::Sqrt)),
+        VRsqF64 => (F64, Recip(R::Rsq)),
         VFrexpMantF64 => (F64, FrexpMant),
         VFrexpExpI32F64 => (F64, FrexpExp),
         VCvtI32F64 => (F64, ToInt(true)),
@@ -1258,6 +1267,7 @@ pub(crate) fn float_value(
         FloatOp::FloorToInt(half) => fp::floor_to_int(e, &env, a, half),
         FloatOp::ToInt16(signed) => fp::to_int16(e, &env, a, signed),
         FloatOp::Fract => fp::fract(e, &env, a),
+        FloatOp::Recip(op) if fmt == F64 => fp::recip_root64(e, &env, a, op),
         FloatOp::Recip(op) => fp::recip_root(e, &env, a, op),
         FloatOp::Exp2 => crate::sem::trans::exp2(e, &env, a),
         FloatOp::Norm(signed) => fp::norm16(e, &env, a, signed),
@@ -1275,6 +1285,7 @@ pub(crate) fn float_value(
             e.bin(Bin::Or, lo, hi)
         }
         FloatOp::Log2 => crate::sem::trans::log2(e, &env, a),
+        FloatOp::SinCos(cos) => crate::sem::trans::sincos(e, &env, a, cos),
         FloatOp::FrexpMant => fp::frexp_mant(e, &env, a),
         FloatOp::FrexpExp if fmt == F16 => {
             let x = fp::frexp_exp(e, &env, a);
@@ -1309,7 +1320,7 @@ pub(crate) fn float_value(
             fp::ovfl16(e, &env, r, &[a, b])
         }
         FloatOp::Fma(_) => fp::ovfl16(e, &env, r, &[a, b, c]),
-        FloatOp::Ldexp | FloatOp::Recip(_) | FloatOp::Exp2 | FloatOp::Log2 => {
+        FloatOp::Ldexp | FloatOp::Recip(_) | FloatOp::Exp2 | FloatOp::Log2 | FloatOp::SinCos(_) => {
             fp::ovfl16(e, &env, r, &[a])
         }
         // v_cvt_f16_u16 of 65520 and above (an integer source is never infinite).

@@ -1882,7 +1882,11 @@ fn norm_conversions_match_the_model_in_every_mode() {
         for d in [32767.0f32, 65535.0] {
             for half in [0.0f32, 0.5] {
                 let v = ((k as f32 + half) / d).to_bits();
-                p.extend([(v, v ^ 0x8000_0000), (v + 1, v.wrapping_sub(1)), (0x3f80_0001, v)]);
+                p.extend([
+                    (v, v ^ 0x8000_0000),
+                    (v + 1, v.wrapping_sub(1)),
+                    (0x3f80_0001, v),
+                ]);
             }
         }
     }
@@ -1935,4 +1939,163 @@ fn norm_conversions_match_the_model_in_every_mode() {
         }
     }
     assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+#[test]
+fn sin_and_cos_match_the_model_in_every_mode() {
+    use reference_model::float::{cos_f16, cos_f32, sin_f16, sin_f32};
+    // f32: the classes; the quarter turns and their neighbours (exact zeros, +-1, the reductions by pi/2
+    // nearest to cancelling); integers and halves past 2^22 (fraction 0 or 1/2); tiny turns (sin x = 2 pi x
+    // to the f64 step); random bits and random turns in [0, 1).
+    let mut xs: Vec<u32> = SPECIAL.iter().flat_map(|&v| [v, v ^ 0x8000_0000]).collect();
+    for k in 0..=16u32 {
+        let v = (k as f32 / 8.0).to_bits();
+        for d in 0..200u32 {
+            xs.extend([v + d, v.wrapping_sub(d)]);
+        }
+        let n = (k as f32 * 1000.25 + 0.125).to_bits();
+        xs.extend([n, n + 1, n - 1]);
+    }
+    for p in [22, 23, 24, 30, 60, 127] {
+        let v = 2f32.powi(p).to_bits();
+        xs.extend([v - 1, v, v + 1, v + 3]);
+    }
+    for p in [
+        -149i32, -140, -126, -100, -60, -40, -30, -27, -26, -25, -20, -10,
+    ] {
+        let v = 2f64.powi(p) as f32;
+        let b = v.to_bits();
+        xs.extend([b, b + 1, b + 0x1234]);
+    }
+    let mut r = Rng(83);
+    for _ in 0..3000 {
+        xs.push(r.next() ^ r.next() << 7);
+        xs.push(0x3f80_0000 - (r.next() & 0x7f_ffff) % 0x0100_0000);
+        xs.push(r.operand());
+    }
+    let mut bad = Vec::new();
+    let mut compared = 0u64;
+    for m in modes().into_iter().step_by(3) {
+        let e = &mut Eval;
+        let word = e.k32(m.to_hwreg());
+        let env = soft::env(e, word);
+        for &x in &xs {
+            let xv = e.k32(x);
+            for (name, got, want) in [
+                (
+                    "sin",
+                    soft_trans::sincos(e, &env, xv, false).u() as u32,
+                    sin_f32(m, x),
+                ),
+                (
+                    "cos",
+                    soft_trans::sincos(e, &env, xv, true).u() as u32,
+                    cos_f32(m, x),
+                ),
+            ] {
+                compared += 1;
+                if got != want && bad.len() < 12 {
+                    bad.push(format!(
+                        "{name}_f32 mode {:#x} ieee {}: {x:#010x}: got {got:#010x}, model {want:#010x}",
+                        m.float_mode, m.ieee
+                    ));
+                }
+            }
+        }
+    }
+    // f16: every input in three modes (FP16_OVFL is the caller's).
+    for m in [0xc0u8, 0x3e, 0xb5] {
+        let m = Mode {
+            float_mode: m,
+            ieee: m & 1 == 1,
+            dx10_clamp: true,
+            fp16_ovfl: false,
+        };
+        let e = &mut Eval;
+        let word = e.k32(m.to_hwreg());
+        let env = soft::env16(e, word);
+        for x in 0..=0xffffu32 {
+            let xv = e.k32(x);
+            for (name, got, want) in [
+                (
+                    "sin",
+                    soft_trans::sincos(e, &env, xv, false).u() as u32,
+                    sin_f16(m, x as u16) as u32,
+                ),
+                (
+                    "cos",
+                    soft_trans::sincos(e, &env, xv, true).u() as u32,
+                    cos_f16(m, x as u16) as u32,
+                ),
+            ] {
+                compared += 1;
+                if got != want && bad.len() < 24 {
+                    bad.push(format!(
+                        "{name}_f16 mode {:#x} ieee {}: {x:#06x}: got {got:#06x}, model {want:#06x}",
+                        m.float_mode, m.ieee
+                    ));
+                }
+            }
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "{} of {compared}:\n{}",
+        bad.len(),
+        bad.join("\n")
+    );
+}
+
+#[test]
+fn f64_reciprocals_and_roots_match_the_model_in_every_mode() {
+    use reference_model::float::{rcp_f64, rsq_f64, sqrt_f64};
+    // The specials of both signs, the denormal edges (reciprocals that overflow or become denormal), powers of
+    // two and their neighbours (exact roots and quotients), squares of integers, and random operands.
+    let mut xs: Vec<u64> = SPECIAL64.iter().flat_map(|&v| [v, v ^ 1 << 63]).collect();
+    for ef in [1u64, 2, 3, 1021, 1022, 1023, 1024, 2045, 2046] {
+        for frac in [0u64, 1, 2, 0x000f_ffff_ffff_ffff, 0x0008_0000_0000_0000] {
+            xs.push(ef << 52 | frac);
+        }
+    }
+    for frac in [1u64, 2, 3, 0x0004_0000_0000_0000, 0x0003_ffff_ffff_ffff] {
+        xs.push(frac);
+    }
+    for k in 1..200u64 {
+        xs.push(((k * k) as f64).to_bits());
+        xs.push((1.0 / (k as f64)).to_bits());
+    }
+    let mut r = Rng(97);
+    for _ in 0..2500 {
+        xs.push(operand64(&mut r));
+    }
+    let mut bad = Vec::new();
+    let mut compared = 0u64;
+    for m in modes64() {
+        let e = &mut Eval;
+        let word = e.k32(m.to_hwreg());
+        let env = soft::env64(e, word);
+        for &x in &xs {
+            let xv = e.k64(x);
+            for (name, op, want) in [
+                ("rcp", soft::Recip::Rcp, rcp_f64(m, x)),
+                ("sqrt", soft::Recip::Sqrt, sqrt_f64(m, x)),
+                ("rsq", soft::Recip::Rsq, rsq_f64(m, x)),
+            ] {
+                let got = soft::recip_root64(e, &env, xv, op).u();
+                compared += 1;
+                if got != want && bad.len() < 12 {
+                    bad.push(format!(
+                        "{name}_f64 mode {:#x} ieee {}: {x:#018x}: got {got:#018x}, model {want:#018x}",
+                        m.float_mode, m.ieee
+                    ));
+                }
+            }
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "{} of {compared}:\n{}",
+        bad.len(),
+        bad.join("\n")
+    );
 }

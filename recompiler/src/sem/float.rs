@@ -95,7 +95,7 @@ impl Fmt {
     pub(crate) const fn sign_bit(self) -> u32 {
         self.man + self.exp
     }
-    const fn sign(self) -> u64 {
+    pub(crate) const fn sign(self) -> u64 {
         1 << self.sign_bit()
     }
     pub(crate) const fn mag_mask(self) -> u64 {
@@ -107,10 +107,10 @@ impl Fmt {
     pub(crate) const fn exp_mask(self) -> u64 {
         (self.ef_max() as u64) << self.man
     }
-    const fn man_mask(self) -> u64 {
+    pub(crate) const fn man_mask(self) -> u64 {
         (1 << self.man) - 1
     }
-    const fn implicit(self) -> u64 {
+    pub(crate) const fn implicit(self) -> u64 {
         1 << self.man
     }
     const fn quiet(self) -> u64 {
@@ -1515,6 +1515,145 @@ pub fn recip_root<L: Lower>(e: &mut L, env: &Env<L::V>, x: L::V, op: Recip) -> L
         e.select(u.zero, at_zero, r)
     };
     e.select(nan, nan_r, r)
+}
+
+/// `v_rcp_f64`, `v_sqrt_f64` and `v_rsq_f64` as the model computes them (`reference_model::float::rcp_f64`
+/// and siblings, rule `transcendental.approximation`): the host's f64 operation, rounded to nearest even
+/// whatever the mode (`1.0 / x`, `sqrt(x)` and `1.0 / sqrt(x)`, the latter rounded twice), and then only the
+/// mode's output flush, since the value is already an f64. Here `1 / m` is `floor(2^114 / m)` by 62
+/// restoring steps and the root `floor(sqrt(m * 2^58))` by 56 digit steps, each with at least 55 bits and a
+/// sticky bit, so one [`round_pack`] to nearest even with denormals kept is the host's result (an
+/// overflowing reciprocal of a kept denormal is infinite, a reciprocal above 2^1022 a denormal); a
+/// denormal reciprocal is then flushed where the mode flushes results. Special values as
+/// [`recip_root`].
+pub fn recip_root64<L: Lower>(e: &mut L, env: &Env<L::V>, x: L::V, op: Recip) -> L::V {
+    let f = env.fmt;
+    debug_assert!(f.wide());
+    let nan = is_nan(e, f, x);
+    let nan_r = unary_nan(e, env, x);
+    let u = unpack(e, env, x);
+    let msb = sig_msb(e, &u);
+    let kman = e.k32(f.man);
+    let sh = e.bin(Bin::Sub, kman, msb);
+    let shw = e.zext(sh);
+    let m = e.bin(Bin::Shl, u.sig, shw);
+    let ex = e.bin(Bin::Sub, u.exp, sh);
+    // A zero or infinity has no significand: a stand-in, the result is replaced below.
+    let special = e.bor(u.zero, u.inf);
+    let k = e.k64(1 << 52);
+    let m = e.select(special, k, m);
+    let rne = Env {
+        rm: e.k32(0),
+        keep_out: e.kbool(true),
+        ..*env
+    };
+    let z32 = e.k32(0);
+    let rounded = match op {
+        Recip::Rcp => {
+            let r = rcp64_steps(e, &rne, u.sign, m, ex);
+            // The mode's flush of a denormal reciprocal (the host kept it).
+            let mag = e.bink(Bin::And, r, f.mag_mask());
+            let kmin = e.k64(f.implicit());
+            let den = e.cmp(Cmp::ULt, mag, kmin);
+            let z = e.k64(0);
+            let nz = e.cmp(Cmp::Ne, mag, z);
+            let den = e.band(den, nz);
+            let flush = e.bnot(env.keep_out);
+            let den = e.band(den, flush);
+            let sign = e.bink(Bin::And, r, f.sign());
+            e.select(den, sign, r)
+        }
+        Recip::Sqrt => sqrt64_steps(e, &rne, m, ex),
+        Recip::Rsq => {
+            // The host rounds the root, then its reciprocal: both normal, nothing to flush.
+            let s = sqrt64_steps(e, &rne, m, ex);
+            let ef = e.field(s, f.man, f.exp);
+            let ef = e.trunc(ef);
+            let sm = e.bink(Bin::And, s, f.man_mask());
+            let sm = e.bink(Bin::Or, sm, f.implicit());
+            let se = e.bink(Bin::Sub, ef, (f.bias() + f.man) as u64);
+            rcp64_steps(e, &rne, z32, sm, se)
+        }
+    };
+    let sw = e.zext(u.sign);
+    let s = e.bink(Bin::Shl, sw, f.sign_bit() as u64);
+    let inf = e.bink(Bin::Or, s, f.exp_mask());
+    let r = if op == Recip::Rcp {
+        let r = e.select(u.zero, inf, rounded);
+        e.select(u.inf, s, r)
+    } else {
+        let (at_inf, at_zero) = if op == Recip::Sqrt {
+            (kf(e, f, f.exp_mask()), s)
+        } else {
+            (kf(e, f, 0), inf)
+        };
+        let dnan = kf(e, f, f.default_nan());
+        let neg = e.nz(u.sign);
+        let r = e.select(neg, dnan, rounded);
+        let r = e.select(u.inf, at_inf, r);
+        let ninf = e.band(u.inf, neg);
+        let r = e.select(ninf, dnan, r);
+        e.select(u.zero, at_zero, r)
+    };
+    e.select(nan, nan_r, r)
+}
+
+/// `(-1)^sign / (m * 2^ex)` for a significand `m` in [2^52, 2^53), rounded in `env`.
+fn rcp64_steps<L: Lower>(e: &mut L, env: &Env<L::V>, sign: L::V, m: L::V, ex: L::V) -> L::V {
+    let k = e.k64(1 << 52);
+    let (q, exact) = div_steps(e, k, m, 62);
+    let q2 = e.bink(Bin::Shl, q, 1);
+    let inexact = e.bnot(exact);
+    let st = e.b2i(inexact, Ty::I64);
+    let sig = e.bin(Bin::Or, q2, st);
+    let z = e.k32(0);
+    let neg = e.bin(Bin::Sub, z, ex);
+    let exp = e.bink(Bin::Sub, neg, 115);
+    round_pack(e, env, sign, sig, exp)
+}
+
+/// `sqrt(m * 2^ex)` for a significand `m` in [2^52, 2^53), rounded in `env`: the digit-by-digit root of the
+/// 112-bit `m * 2^58` (an even exponent first), two radicand bits a step, the remainder below 2^58.
+fn sqrt64_steps<L: Lower>(e: &mut L, env: &Env<L::V>, m: L::V, ex: L::V) -> L::V {
+    let odd = e.bink(Bin::And, ex, 1);
+    let odd = e.nz(odd);
+    let m2 = e.bink(Bin::Shl, m, 1);
+    let m = e.select(odd, m2, m);
+    let ex2 = e.bink(Bin::Sub, ex, 1);
+    let ex = e.select(odd, ex2, ex);
+    let mut rem = e.k64(0);
+    let mut root = e.k64(0);
+    // Radicand bits 2p + 1 and 2p (p = 55 down to 0); those below bit 58 are zero.
+    for p in (0..56u32).rev() {
+        let r4 = e.bink(Bin::Shl, rem, 2);
+        let r4 = if 2 * p >= 58 {
+            let pair = e.bink(Bin::LShr, m, (2 * p - 58) as u64);
+            let pair = e.bink(Bin::And, pair, 3);
+            e.bin(Bin::Or, r4, pair)
+        } else {
+            r4
+        };
+        let t = e.bink(Bin::Shl, root, 2);
+        let t = e.bink(Bin::Or, t, 1);
+        let ge = e.cmp(Cmp::UGe, r4, t);
+        let rt = e.bin(Bin::Sub, r4, t);
+        rem = e.select(ge, rt, r4);
+        let r2 = e.bink(Bin::Shl, root, 1);
+        let bit = e.b2i(ge, Ty::I64);
+        root = e.bin(Bin::Or, r2, bit);
+    }
+    let z = e.k64(0);
+    let inexact = e.cmp(Cmp::Ne, rem, z);
+    let st = e.b2i(inexact, Ty::I64);
+    let q2 = e.bink(Bin::Shl, root, 1);
+    let sig = e.bin(Bin::Or, q2, st);
+    // sqrt(m * 2^58) * 2^((ex - 58) / 2), one bit down for the sticky bit.
+    let k58 = e.k32(58);
+    let h = e.bin(Bin::Sub, ex, k58);
+    let h = e.bink(Bin::AShr, h, 1);
+    let exp = e.bink(Bin::Sub, h, 1);
+    let z32 = e.k32(0);
+    round_pack(e, env, z32, sig, exp)
 }
 
 /// The index of the top bit of a finite operand's significand (0 for zeros and infinities, whose

@@ -1,5 +1,6 @@
-//! `v_exp_f32`/`v_exp_f16` (2^x) and `v_log_f32`/`v_log_f16` (log2 x) in integer arithmetic, for the float
-//! engine's formats f32 and f16 (FP16_OVFL is the caller's, as for the other f16 operations).
+//! `v_exp_f32`/`v_exp_f16` (2^x), `v_log_f32`/`v_log_f16` (log2 x) and `v_sin`/`v_cos` (of x turns,
+//! [`sincos`]) in integer arithmetic, for the float engine's formats f32 and f16 (FP16_OVFL is the caller's,
+//! as for the other f16 operations).
 //!
 //! The model (`reference_model::float::exp_f32` and siblings, rule `transcendental.approximation`, inferred)
 //! takes `libm`'s f64 value of the exact function and rounds that once more in the mode's direction; its
@@ -86,7 +87,8 @@ fn mul_full<L: Lower>(e: &mut L, a: L::V, b: L::V) -> (L::V, L::V) {
 }
 
 /// The model's two roundings of the non-zero value `sig * 2^exp` (`sig` with a sticky bit at bit 0): to an
-/// f64 significand (53 bits, nearest even: `libm`'s result), then to the format in the mode.
+/// f64 significand (53 bits, nearest even: `libm`'s result), then to the format in the mode. `sig` must be
+/// below 2^63: the first rounding may carry one bit up.
 fn round_twice<L: Lower>(e: &mut L, env: &Env<L::V>, sign: L::V, sig: L::V, exp: L::V) -> L::V {
     let msb = e.un(Un::FindMsb, sig);
     let k52 = e.k32(52);
@@ -359,4 +361,303 @@ pub fn log2<L: Lower>(e: &mut L, env: &Env<L::V>, x: L::V) -> L::V {
     let r = e.select(neg, dnan, r);
     let r = e.select(u.zero, ninf, r);
     e.select(nan, nan_r, r)
+}
+
+/// The significand of the f64 nearest 2 pi (`0x401921fb54442d18`): 2 pi in f64 is `TWO_PI_SIG * 2^-50`.
+const TWO_PI_SIG: u64 = 0x001921fb54442d18;
+/// q pi / 2 * 2^125 for q = 1..=4, rounded to nearest, as (high, low) 64-bit halves.
+const QUARTERS_Q125: [(u64, u64); 4] = [
+    (0x3243f6a8885a308d, 0x313198a2e0370734),
+    (0x6487ed5110b4611a, 0x62633145c06e0e69),
+    (0x96cbe3f9990e91a7, 0x9394c9e8a0a5159d),
+    (0xc90fdaa22168c234, 0xc4c6628b80dc1cd1),
+];
+/// The high halves of floor(k pi / 4 * 2^125), k = 1, 3, 5, 7 (their low halves are non-zero, so an `x` whose
+/// Q125 form has a zero low half exceeds k pi / 4 exactly when its high half exceeds this).
+const OCTANTS_Q125: [u64; 4] = [
+    0x1921fb54442d1846,
+    0x4b65f1fccc8748d3,
+    0x7da9e8a554e17960,
+    0xafeddf4ddd3ba9ee,
+];
+/// 2^64 / ((2j)(2j + 1)), j = 1..=10, rounded: the factors of the nested series of sin(r) / r.
+const SIN_STEPS: [u64; 10] = [
+    0x2aaaaaaaaaaaaaab,
+    0x0ccccccccccccccd,
+    0x0618618618618618,
+    0x038e38e38e38e38e,
+    0x0253c8253c8253c8,
+    0x01a41a41a41a41a4,
+    0x0138138138138138,
+    0x00f0f0f0f0f0f0f1,
+    0x00bfa02fe80bfa03,
+    0x009c09c09c09c09c,
+];
+/// 2^64 / ((2j - 1)(2j)), j = 1..=10, rounded: the factors of the nested series of cos(r).
+const COS_STEPS: [u64; 10] = [
+    0x8000000000000000,
+    0x1555555555555555,
+    0x0888888888888889,
+    0x0492492492492492,
+    0x02d82d82d82d82d8,
+    0x01f07c1f07c1f07c,
+    0x0168168168168168,
+    0x0111111111111111,
+    0x00d62b80d62b80d6,
+    0x00ac7691840ac769,
+];
+
+/// `1 - series`, where the series is `z/d1 (1 - z/d2 (1 - ...))` over `steps` (2^64 / d), in Q64: returns the
+/// Q64 value `h` with `series = h` (every factor below one, so no term needs an integer bit).
+fn nested<L: Lower>(e: &mut L, z: L::V, steps: &[u64]) -> L::V {
+    let mut h = e.k64(0);
+    for &k in steps.iter().rev() {
+        let kd = e.k64(k);
+        let zd = mul_hi(e, z, kd);
+        let p = mul_hi(e, zd, h);
+        h = e.bin(Bin::Sub, zd, p);
+    }
+    h
+}
+
+/// `v_sin` (`cos` false) or `v_cos` (true), f32 or f16, on bits `x` (modifiers applied).
+///
+/// The model (`reference_model::float::sin_f32` and siblings, rule `transcendental.approximation`, inferred)
+/// takes the fraction `t` of `|x|` (exact), the f64 product `X = 2 pi * t` (the f64 constant, rounded to
+/// nearest even), `libm`'s f64 sine or cosine of `X`, and rounds that again in the mode; `t` of 0 and 1/2
+/// (sine) or 1/4 and 3/4 (cosine) give +0, and the sine of a negative `x` is negated. Here `X` is formed
+/// exactly as the model forms it (the 77-bit product of the significands rounded to 53 bits), reduced by the
+/// nearest multiple of pi / 2 in 128-bit fixed point (pi / 2 to 2^-126, so `r` is known to 2^-124 where
+/// `|r|` is never below about 2^-57), and sin r = r (1 - h) or cos r = 1 - h from the Taylor series nested
+/// in Q64 (ten terms each: the rest is below 2^-68 for `|r| <= pi / 4`). The result is then rounded as the
+/// model rounds: to 53 bits, nearest even, then in the mode ([`round_twice`]). The two agree wherever
+/// `libm` is correctly rounded and the exact value is not within about 2^-62 of an f64 rounding boundary
+/// that is also one of the result format's; `conformance sweep` measures that over every input.
+pub fn sincos<L: Lower>(e: &mut L, env: &Env<L::V>, x: L::V, cos: bool) -> L::V {
+    let f = env.fmt;
+    let nan = is_nan(e, f, x);
+    let nan_r = unary_nan(e, env, x);
+    let xf = flush_in(e, env, x);
+    let u = unpack(e, env, xf);
+    let xneg = e.nz(u.sign);
+    let z32 = e.k32(0);
+    let z64 = e.k64(0);
+    // t = frac(|x|) = mt * 2^ex (mt below 2^24, possibly 0).
+    let m = u.sig;
+    let ex = u.exp;
+    let int_only = e.cmp(Cmp::SGe, ex, z32);
+    let sh = e.bin(Bin::Sub, z32, ex);
+    let k32 = e.k32(32);
+    let narrow = e.cmp(Cmp::ULt, sh, k32);
+    let one32 = e.k32(1);
+    let shl = e.bink(Bin::And, sh, 31);
+    let mask = e.bin(Bin::Shl, one32, shl);
+    let mask = e.bin(Bin::Sub, mask, one32);
+    let low = e.bin(Bin::And, m, mask);
+    let mt = e.select(narrow, low, m);
+    let mt = e.select(int_only, z32, mt);
+    let t_zero = e.cmp(Cmp::Eq, mt, z32);
+    // t in 1/4, 1/2, 3/4: a power of two (or three times one) at exponent -1 or -2.
+    let kt = e.un(Un::FindMsb, mt);
+    let et = e.bin(Bin::Add, ex, kt);
+    let mt1 = e.bin(Bin::Sub, mt, one32);
+    let and1 = e.bin(Bin::And, mt, mt1);
+    let pow2 = e.cmp(Cmp::Eq, and1, z32);
+    let km1 = e.k32(-1i32 as u32);
+    let km2 = e.k32(-2i32 as u32);
+    let at_m1 = e.cmp(Cmp::Eq, et, km1);
+    let at_m2 = e.cmp(Cmp::Eq, et, km2);
+    let half = e.band(pow2, at_m1);
+    let quarter = e.band(pow2, at_m2);
+    let kt1 = e.bin(Bin::Sub, kt, one32);
+    let kt1 = e.bink(Bin::And, kt1, 31);
+    let three = e.k32(3);
+    let three_k = e.bin(Bin::Shl, three, kt1);
+    let is3 = e.cmp(Cmp::Eq, mt, three_k);
+    let two_bits = e.un(Un::BitCount, mt);
+    let k2 = e.k32(2);
+    let two_bits = e.cmp(Cmp::Eq, two_bits, k2);
+    let is3 = e.band(is3, two_bits);
+    let three_q = e.band(is3, at_m1);
+    // X = RN53(2 pi_f64 * t): the exact product P = TWO_PI_SIG * mt * 2^(ex - 50), below 2^77.
+    let mtw = e.zext(mt);
+    let kpi = e.k64(TWO_PI_SIG);
+    let (lo, hi) = mul_full(e, kpi, mtw);
+    let hi_nz = e.cmp(Cmp::Ne, hi, z64);
+    let mh = e.un(Un::FindMsb, hi);
+    let k64_32 = e.k32(64);
+    let mh = e.bin(Bin::Add, mh, k64_32);
+    let ml = e.un(Un::FindMsb, lo);
+    let msb_p = e.select(hi_nz, mh, ml);
+    // Into 64 bits with a sticky bit (s0 <= 13), then to 53 bits, nearest even.
+    let k63 = e.k32(63);
+    let s0 = e.bin(Bin::Sub, msb_p, k63);
+    let s0 = e.bin(Bin::SMax, s0, z32);
+    let s0w = e.zext(s0);
+    let up = e.bin(Bin::Sub, k64_32, s0);
+    let up = e.bink(Bin::And, up, 63);
+    let upw = e.zext(up);
+    let hi_part = e.bin(Bin::Shl, hi, upw);
+    let lo_part = e.bin(Bin::LShr, lo, s0w);
+    let joined = e.bin(Bin::Or, hi_part, lo_part);
+    let one64 = e.k64(1);
+    let lmask = e.bin(Bin::Shl, one64, s0w);
+    let lmask = e.bin(Bin::Sub, lmask, one64);
+    let lost = e.bin(Bin::And, lo, lmask);
+    let lost = e.cmp(Cmp::Ne, lost, z64);
+    let sticky = e.b2i(lost, crate::lower::Ty::I64);
+    let joined = e.bin(Bin::Or, joined, sticky);
+    let s0_zero = e.cmp(Cmp::Eq, s0, z32);
+    let p64 = e.select(s0_zero, lo, joined);
+    let mp = e.un(Un::FindMsb, p64);
+    let k52 = e.k32(52);
+    let d = e.bin(Bin::Sub, mp, k52);
+    let xm = shr_round(e, z32, z32, p64, d);
+    let carry = e.bink(Bin::LShr, xm, 53);
+    let cw = e.trunc(carry);
+    let xm = e.bin(Bin::LShr, xm, carry);
+    let xe = e.bink(Bin::Sub, ex, 50);
+    let xe = e.bin(Bin::Add, xe, s0);
+    let xe = e.bin(Bin::Add, xe, d);
+    let xe = e.bin(Bin::Add, xe, cw);
+    // X >= 1/2: X * 2^125 in 128 bits has the low half 0 and the high half xm << (xe + 61), xe + 61 in 8..=11.
+    let km53 = e.k32(-53i32 as u32);
+    let big = e.cmp(Cmp::SGe, xe, km53);
+    let k61 = e.k32(61);
+    let xs = e.bin(Bin::Add, xe, k61);
+    let xs = e.bink(Bin::And, xs, 63);
+    let xsw = e.zext(xs);
+    let xh = e.bin(Bin::Shl, xm, xsw);
+    // q = the nearest multiple of pi / 2 (0..=4).
+    let mut q = e.k32(0);
+    for &o in &OCTANTS_Q125 {
+        let ko = e.k64(o);
+        let gt = e.cmp(Cmp::UGt, xh, ko);
+        let inc = e.b2i(gt, crate::lower::Ty::I32);
+        q = e.bin(Bin::Add, q, inc);
+    }
+    let q = e.select(big, q, z32);
+    let mut qh = e.k64(0);
+    let mut ql = e.k64(0);
+    for (i, &(h, l)) in QUARTERS_Q125.iter().enumerate() {
+        let ki = e.k32(i as u32 + 1);
+        let is = e.cmp(Cmp::Eq, q, ki);
+        let kh = e.k64(h);
+        let kl = e.k64(l);
+        qh = e.select(is, kh, qh);
+        ql = e.select(is, kl, ql);
+    }
+    // r = X - q pi / 2 in two's complement over 128 bits, then its magnitude.
+    let rl = e.bin(Bin::Sub, z64, ql);
+    let borrow = e.cmp(Cmp::Ne, ql, z64);
+    let bw = e.b2i(borrow, crate::lower::Ty::I64);
+    let rh = e.bin(Bin::Sub, xh, qh);
+    let rh = e.bin(Bin::Sub, rh, bw);
+    let rneg = e.cmp(Cmp::SLt, rh, z64);
+    let nl = e.bin(Bin::Sub, z64, rl);
+    let nh = e.un(Un::Not, rh);
+    let lz = e.cmp(Cmp::Eq, rl, z64);
+    let lc = e.b2i(lz, crate::lower::Ty::I64);
+    let nh = e.bin(Bin::Add, nh, lc);
+    let ah = e.select(rneg, nh, rh);
+    let al = e.select(rneg, nl, rl);
+    // Normalized to a 64-bit significand (|r| < 2^125 scaled, so a non-zero high half has its msb <= 60).
+    let ah_nz = e.cmp(Cmp::Ne, ah, z64);
+    let mah = e.un(Un::FindMsb, ah);
+    let s_h = e.bin(Bin::Sub, k63, mah);
+    let s_h = e.bink(Bin::And, s_h, 63);
+    let s_hw = e.zext(s_h);
+    let sig_hh = e.bin(Bin::Shl, ah, s_hw);
+    let back = e.bin(Bin::Sub, k64_32, s_h);
+    let back = e.bink(Bin::And, back, 63);
+    let backw = e.zext(back);
+    let sig_hl = e.bin(Bin::LShr, al, backw);
+    let sig_h = e.bin(Bin::Or, sig_hh, sig_hl);
+    let km61 = e.k32(-61i32 as u32);
+    let re_h = e.bin(Bin::Sub, km61, s_h);
+    let mal = e.un(Un::FindMsb, al);
+    let s_l = e.bin(Bin::Sub, k63, mal);
+    let s_l = e.bink(Bin::And, s_l, 63);
+    let s_lw = e.zext(s_l);
+    let sig_l = e.bin(Bin::Shl, al, s_lw);
+    let km125 = e.k32(-125i32 as u32);
+    let re_l = e.bin(Bin::Sub, km125, s_l);
+    let sig_b = e.select(ah_nz, sig_h, sig_l);
+    let re_b = e.select(ah_nz, re_h, re_l);
+    // X below 1/2: r = X.
+    let sig_s = e.bink(Bin::Shl, xm, 11);
+    let re_s = e.bink(Bin::Sub, xe, 11);
+    let sig = e.select(big, sig_b, sig_s);
+    let re = e.select(big, re_b, re_s);
+    let no = e.kbool(false);
+    let rneg = e.select(big, rneg, no);
+    // r in Q64 (|r| < 1), z = r^2 in Q64.
+    let km64 = e.k32(-64i32 as u32);
+    let rs = e.bin(Bin::Sub, km64, re);
+    let rs_far = e.cmp(Cmp::UGe, rs, k64_32);
+    let rsl = e.bink(Bin::And, rs, 63);
+    let rsw = e.zext(rsl);
+    let rq = e.bin(Bin::LShr, sig, rsw);
+    let rq = e.select(rs_far, z64, rq);
+    let z = mul_hi(e, rq, rq);
+    // sin r = r (1 - hs), cos r = 1 - hc.
+    let hs = nested(e, z, &SIN_STEPS);
+    let shs = mul_hi(e, sig, hs);
+    let sin_sig = e.bin(Bin::Sub, sig, shs);
+    let hc = nested(e, z, &COS_STEPS);
+    let hc_zero = e.cmp(Cmp::Eq, hc, z64);
+    let cos_n = e.bin(Bin::Sub, z64, hc);
+    let top = e.k64(1 << 63);
+    let cos_sig = e.select(hc_zero, top, cos_n);
+    let km63 = e.k32(-63i32 as u32);
+    let cos_exp = e.select(hc_zero, km63, km64);
+    // The quadrant picks sin r or cos r and the sign.
+    let q_odd = e.bink(Bin::And, q, 1);
+    let q_odd = e.nz(q_odd);
+    let use_cos = if cos { e.bnot(q_odd) } else { q_odd };
+    let k1 = e.k32(1);
+    let k2q = e.k32(2);
+    let k3 = e.k32(3);
+    let (na, nb) = if cos { (k1, k2q) } else { (k2q, k3) };
+    let qa = e.cmp(Cmp::Eq, q, na);
+    let qb = e.cmp(Cmp::Eq, q, nb);
+    let neg_q = e.bor(qa, qb);
+    let use_sin = e.bnot(use_cos);
+    let sgn_r = e.band(use_sin, rneg);
+    let neg = bxor(e, neg_q, sgn_r);
+    let neg = if cos { neg } else { bxor(e, neg, xneg) };
+    let sig_f = e.select(use_cos, cos_sig, sin_sig);
+    let exp_f = e.select(use_cos, cos_exp, re);
+    // One bit down with a sticky bit, so that the first rounding cannot carry past bit 63.
+    let sig_f = e.bink(Bin::LShr, sig_f, 1);
+    let sig_f = e.bin(Bin::Or, sig_f, one64);
+    let exp_f = e.bin(Bin::Add, exp_f, one32);
+    let sign = e.b2i(neg, crate::lower::Ty::I32);
+    let r = round_twice(e, env, sign, sig_f, exp_f);
+    // Exact results, then zeros, infinities and NaNs as the model chooses them.
+    let pz = kf(e, f, 0);
+    let one = kf(e, f, (f.bias() as u64) << f.man);
+    let r = if cos {
+        let zero_t = e.bor(quarter, three_q);
+        let r = e.select(zero_t, pz, r);
+        let to_one = e.bor(t_zero, u.zero);
+        e.select(to_one, one, r)
+    } else {
+        let zero_t = e.bor(t_zero, half);
+        let r = e.select(zero_t, pz, r);
+        let sz = e.bink(Bin::And, xf, 1u64 << f.sign_bit());
+        e.select(u.zero, sz, r)
+    };
+    let dnan = kf(e, f, f.default_nan());
+    let r = e.select(u.inf, dnan, r);
+    e.select(nan, nan_r, r)
+}
+
+/// Boolean exclusive or.
+fn bxor<L: Lower>(e: &mut L, a: L::V, b: L::V) -> L::V {
+    let na = e.bnot(a);
+    let nb = e.bnot(b);
+    let x = e.band(a, nb);
+    let y = e.band(na, b);
+    e.bor(x, y)
 }
