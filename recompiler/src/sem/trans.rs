@@ -429,7 +429,8 @@ fn nested<L: Lower>(e: &mut L, z: L::V, steps: &[u64]) -> L::V {
 /// exactly as the model forms it (the 77-bit product of the significands rounded to 53 bits), reduced by the
 /// nearest multiple of pi / 2 in 128-bit fixed point (pi / 2 to 2^-126, so `r` is known to 2^-124 where
 /// `|r|` is never below about 2^-57), and sin r = r (1 - h) or cos r = 1 - h from the Taylor series nested
-/// in Q64 (ten terms each: the rest is below 2^-68 for `|r| <= pi / 4`). The result is then rounded as the
+/// in Q64 (ten terms each: the rest is below 2^-68 for `|r| <= pi / 4`), the cosine's `h` relative to its own
+/// size, since near its maximum the cosine is flat. The result is then rounded as the
 /// model rounds: to 53 bits, nearest even, then in the mode ([`round_twice`]). The two agree wherever
 /// `libm` is correctly rounded and the exact value is not within about 2^-62 of an f64 rounding boundary
 /// that is also one of the result format's; `conformance sweep` measures that over every input.
@@ -604,13 +605,36 @@ pub fn sincos<L: Lower>(e: &mut L, env: &Env<L::V>, x: L::V, cos: bool) -> L::V 
     let hs = nested(e, z, &SIN_STEPS);
     let shs = mul_hi(e, sig, hs);
     let sin_sig = e.bin(Bin::Sub, sig, shs);
-    let hc = nested(e, z, &COS_STEPS);
-    let hc_zero = e.cmp(Cmp::Eq, hc, z64);
-    let cos_n = e.bin(Bin::Sub, z64, hc);
-    let top = e.k64(1 << 63);
-    let cos_sig = e.select(hc_zero, top, cos_n);
-    let km63 = e.k32(-63i32 as u32);
-    let cos_exp = e.select(hc_zero, km63, km64);
+    // 1 - cos r = hc = (r^2 / 2)(1 - g) is kept relative to its own size: near r = 0 the cosine is flat, and
+    // whether 1 - hc rounds to 1 or to the f64 below it is decided by bits of hc far below 2^-64 (a fixed
+    // Q64 hc read a band of f32 inputs around r^2 / 2 = 2^-54 wrong in round-toward-zero).
+    let g = nested(e, z, &COS_STEPS[1..]);
+    let zs = mul_hi(e, sig, sig); // r^2 = zs * 2^(2 re + 64), zs in [2^62, 2^64)
+    let zg = mul_hi(e, zs, g);
+    let hcs = e.bin(Bin::Sub, zs, zg); // hc = hcs * 2^(2 re + 63)
+                                       // hc * 2^62 = hcs >> k with k = -(2 re + 125) >= 2: its integer part and whether a fraction remains.
+    let re2 = e.bin(Bin::Add, re, re);
+    let k125 = e.k32(125);
+    let re2 = e.bin(Bin::Add, re2, k125);
+    let k = e.bin(Bin::Sub, z32, re2);
+    let k_far = e.cmp(Cmp::UGe, k, k64_32);
+    let kl = e.bink(Bin::And, k, 63);
+    let kw = e.zext(kl);
+    let int = e.bin(Bin::LShr, hcs, kw);
+    let int = e.select(k_far, z64, int);
+    let kmask = e.bin(Bin::Shl, one64, kw);
+    let kmask = e.bin(Bin::Sub, kmask, one64);
+    let fr = e.bin(Bin::And, hcs, kmask);
+    let fr = e.select(k_far, hcs, fr);
+    let fnz = e.cmp(Cmp::Ne, fr, z64);
+    let fnz = e.b2i(fnz, crate::lower::Ty::I64);
+    // (1 - hc) * 2^63 = 2^63 - 2 ceil(hc * 2^62), plus one for a remaining fraction (a sticky bit).
+    let top = e.k64(1 << 62);
+    let c = e.bin(Bin::Sub, top, int);
+    let c = e.bin(Bin::Sub, c, fnz);
+    let c = e.bink(Bin::Shl, c, 1);
+    let cos_sig = e.bin(Bin::Or, c, fnz);
+    let cos_exp = e.k32(-63i32 as u32);
     // The quadrant picks sin r or cos r and the sign.
     let q_odd = e.bink(Bin::And, q, 1);
     let q_odd = e.nz(q_odd);
