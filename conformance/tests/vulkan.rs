@@ -646,6 +646,94 @@ fn sin_cos_and_f64_roots_match_the_model_in_every_float_mode() {
     float_kernel_matches(TRANSCENDENTALS, &special, &modes, 16);
 }
 
+/// Buffer and global atomics, integer and float, 32 and 64 bits, with and without GLC, lanes of one wave and
+/// of several sharing an element, compare-swaps whose compare value is the element's first value, lanes past
+/// NUM_RECORDS; and the f64 LDS atomics. The `in` array is the atomics' memory, so it is compared too.
+const MEMORY_ATOMICS: &str = "v_lshlrev_b32 v1, 4, v0\n\
+    buffer_load_dwordx4 v[10:13], v1, s[0:3], 0 offen\n\
+    s_waitcnt vmcnt(0)\n\
+    v_and_b32 v2, 7, v0\n\
+    v_lshlrev_b32 v2, 3, v2\n\
+    buffer_load_dword v23, v2, s[0:3], 0 offen offset:64\n\
+    s_waitcnt vmcnt(0)\n\
+    v_mov_b32 v20, v10\n\
+    buffer_atomic_fmin v20, v2, s[0:3], 0 offen glc\n\
+    v_mov_b32 v21, v11\n\
+    buffer_atomic_fmax v21, v2, s[0:3], 0 offen offset:4 glc\n\
+    v_mov_b32 v22, v12\n\
+    buffer_atomic_fcmpswap v[22:23], v2, s[0:3], 0 offen offset:64 glc\n\
+    v_mov_b32 v24, v10\n\
+    v_mov_b32 v25, v11\n\
+    buffer_atomic_fmin_x2 v[24:25], v2, s[0:3], 0 offen offset:128 glc\n\
+    v_mov_b32 v26, v12\n\
+    v_mov_b32 v27, v13\n\
+    buffer_atomic_fmax_x2 v[26:27], v2, s[0:3], 0 offen offset:192\n\
+    v_mov_b32 v28, v13\n\
+    buffer_atomic_add v28, v2, s[0:3], 0 offen offset:256 glc\n\
+    v_lshlrev_b32 v3, 6, v0\n\
+    v_mov_b32 v29, v12\n\
+    buffer_atomic_inc v29, v3, s[0:3], 0 offen glc\n\
+    s_and_b32 s9, s1, 0xffff\n\
+    v_mov_b32 v42, s9\n\
+    v_add_co_u32 v40, vcc_lo, s0, v2\n\
+    v_add_co_ci_u32_e32 v41, vcc_lo, 0, v42, vcc_lo\n\
+    v_mov_b32 v30, v10\n\
+    v_mov_b32 v31, v11\n\
+    global_atomic_cmpswap v30, v[40:41], v[30:31], off offset:320 glc\n\
+    global_atomic_smin_x2 v[32:33], v[40:41], v[12:13], off offset:384 glc\n\
+    global_atomic_fmax v34, v[40:41], v10, off offset:448 glc\n\
+    global_atomic_fcmpswap_x2 v[40:41], v[10:13], off offset:512\n\
+    v_lshlrev_b32 v4, 3, v0\n\
+    ds_write_b64 v4, v[12:13]\n\
+    s_waitcnt lgkmcnt(0)\n\
+    s_barrier\n\
+    v_and_b32 v5, 7, v0\n\
+    v_lshlrev_b32 v5, 3, v5\n\
+    ds_min_rtn_f64 v[36:37], v5, v[10:11]\n\
+    ds_cmpst_rtn_f64 v[38:39], v5, v[36:37], v[12:13] offset:64\n\
+    ds_max_f64 v5, v[12:13] offset:128\n\
+    ds_cmpst_f64 v5, v[10:11], v[12:13] offset:192\n\
+    s_waitcnt lgkmcnt(0)\n\
+    s_barrier\n\
+    ds_read_b64 v[36:37], v5 offset:128\n\
+    s_waitcnt lgkmcnt(0)\n\
+    v_xor_b32 v35, v36, v39\n\
+    v_xor_b32 v35, v35, v37\n\
+    v_xor_b32 v35, v35, v38\n\
+    v_lshlrev_b32 v1, 6, v0\n\
+    buffer_store_dwordx4 v[20:23], v1, s[4:7], 0 offen\n\
+    buffer_store_dwordx4 v[24:27], v1, s[4:7], 0 offen offset:16\n\
+    buffer_store_dwordx4 v[28:31], v1, s[4:7], 0 offen offset:32\n\
+    buffer_store_dwordx4 v[32:35], v1, s[4:7], 0 offen offset:48\n\
+    s_endpgm";
+
+#[test]
+fn buffer_global_and_f64_lds_atomics_match_the_model() {
+    let special = [
+        0u32,
+        0x8000_0000,
+        0x8000_0001,
+        0x7f80_0000,
+        0xff80_0000,
+        0x7fc0_0000,
+        0x7fa0_0001,
+        0x3f80_0000,
+        0x000f_ffff,
+        0x7ff0_0000,
+        0xfff8_0000,
+        0x0000_0001,
+        0xffff_ffff,
+        0x7fff_ffff,
+    ];
+    // f32 and f16/f64 denormal fields both ways, IEEE_MODE on and off.
+    let modes = [
+        (0xc0u8, false, false),
+        (0x30, true, false),
+        (0xf3, true, false),
+    ];
+    float_kernel_matches(MEMORY_ATOMICS, &special, &modes, 16);
+}
+
 /// Every float compare condition on f32 (VOPC into VCC, VOP3 into an SGPR with modifiers) and f16, through
 /// v_cndmask.
 const COMPARES: &str = "v_lshlrev_b32 v1, 4, v0\n\

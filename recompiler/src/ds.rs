@@ -317,15 +317,14 @@ pub(crate) fn ds(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Ref
 
     // Atomics, lane by lane in ascending order.
     let Some(rmw_op) = rmw_of(op) else {
-        return Err(refusal(
-            inst,
-            pc,
-            "this LDS operation is not translated (the f64 LDS atomics wait for an f64 engine)",
-        ));
+        return Err(refusal(inst, pc, "this LDS operation is not translated"));
     };
     let wide = name.ends_with("64");
     let bytes = if wide { 8 } else { 4 };
-    let has_d1 = matches!(rmw_op, Rmw::Mskor | Rmw::CmpSt | Rmw::FCmpSt | Rmw::Wrap);
+    let has_d1 = matches!(
+        rmw_op,
+        Rmw::Mskor | Rmw::CmpSt | Rmw::FCmpSt | Rmw::FCmpSt64 | Rmw::Wrap
+    );
     let a = address(cx, inst, pc, offset)?;
     // Atomics need natural alignment (seed 000, measured for the 64-bit LDS atomics).
     let at = place(cx, a, bytes, bytes, active, pc);

@@ -2273,7 +2273,12 @@ fn buffer(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
         _ => None,
     };
     let access_width = access_width(op);
-    if access_width.is_none() && format_n.is_none() {
+    let atomic = op
+        .mnemonic()
+        .starts_with("buffer_atomic")
+        .then(|| crate::sem::atomic::rmw_of(op))
+        .flatten();
+    if access_width.is_none() && format_n.is_none() && atomic.is_none() {
         return Err(refusal(
             inst,
             pc,
@@ -2321,6 +2326,19 @@ fn buffer(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
             }
         }
     };
+    if let Some(rmw) = atomic {
+        // The returned value overwrites the data registers (rule `buffer.range_check`: an element past
+        // NUM_RECORDS reads 0 and is not written).
+        let data = data_reg(cx, Role::Vdata)?;
+        let wide = op.mnemonic().ends_with("_x2");
+        let bytes = if wide { 8 } else { 4 };
+        let so = soffset(cx)?;
+        let access = BufferAccess::new(cx, rs as u32, vindex, voffset, f.offset as u32, so);
+        let (addr, ok) = access.piece(cx, 0, bytes);
+        let go = cx.e.band(ok, active);
+        mem_atomic(cx, rmw, wide, (addr, go), data, f.glc.then_some(data), pc);
+        return Ok(Done::Next);
+    }
     if let Some(n) = format_n {
         let dst = data_reg(cx, Role::Vdst).or_else(|_| data_reg(cx, Role::Vdata))?;
         let so = soffset(cx)?;
@@ -2687,13 +2705,15 @@ fn global(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
     if f.lds {
         return Err(refusal(inst, pc, "global loads to LDS are not modelled"));
     }
-    let Some((bytes, signed, dwords)) = access_width(inst.op) else {
+    let atomic = crate::sem::atomic::rmw_of(inst.op);
+    let width = access_width(inst.op);
+    if width.is_none() && atomic.is_none() {
         return Err(refusal(
             inst,
             pc,
-            "global d16 and atomic operations are not translated yet",
+            "global d16 operations are not translated yet",
         ));
-    };
+    }
     // Address: a 64-bit VGPR pair, or SADDR (an SGPR pair) plus a 32-bit VGPR offset.
     let base = match inst.operand(Role::Sbase) {
         Some(Operand::Sgpr { .. }) | Some(Operand::VccLo { .. }) | Some(Operand::Ttmp { .. }) => {
@@ -2725,6 +2745,26 @@ fn global(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
     let offset = cx.e.k64(f.offset as i64 as u64);
     let addr = cx.e.bin(Bin::Add, base, offset);
     let active = cx.active();
+    let Some((bytes, signed, dwords)) = width else {
+        let Some(rmw) = atomic else {
+            unreachable!("checked above")
+        };
+        let data = match inst.operand(Role::Vdata) {
+            Some(Operand::Vgpr { first, .. }) => first as u32,
+            other => return Err(refusal(inst, pc, format!("data {other:?}"))),
+        };
+        let rtn = if f.glc {
+            match inst.operand(Role::Vdst) {
+                Some(Operand::Vgpr { first, .. }) => Some(first as u32),
+                other => return Err(refusal(inst, pc, format!("destination {other:?}"))),
+            }
+        } else {
+            None
+        };
+        let wide = inst.op.mnemonic().ends_with("_x2");
+        mem_atomic(cx, rmw, wide, (addr, active), data, rtn, pc);
+        return Ok(Done::Next);
+    };
     let store = writes_memory(inst.op);
     let n = if bytes == 4 { dwords } else { 1 };
     if !store {
@@ -2756,6 +2796,50 @@ fn global(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
         .collect();
     crate::units::store(cx, crate::units::SPACE_MEM, &pieces, bytes);
     Ok(Done::Next)
+}
+
+/// A buffer or global atomic (the model's `MemAtomic`): the lane's element at guest address `addr` when it
+/// goes, updated by `rmw` in the read-modify-write unit (lanes in ascending order), with the source data from
+/// VGPR `data` (two for `wide`) and, for the compare-swaps, the compare data after it; the old value (0 for a
+/// lane that does not go) is written to `rtn` in the active lanes when GLC asks for it.
+fn mem_atomic(
+    cx: &mut Cx,
+    rmw: crate::sem::atomic::Rmw,
+    wide: bool,
+    (addr, go): (Sv, Sv),
+    data: u32,
+    rtn: Option<u32>,
+    pc: usize,
+) {
+    use crate::sem::atomic::Rmw;
+    let bytes = if wide { 8 } else { 4 };
+    let at = crate::units::place_all(cx, &[(addr, go)], bytes, pc)[0];
+    let n = if wide { 2 } else { 1 };
+    let read = |cx: &mut Cx, r: u32| {
+        let lo = cx.vget(r);
+        if wide {
+            let hi = cx.vget(r + 1);
+            cx.e.pack(lo, hi)
+        } else {
+            cx.e.zext(lo)
+        }
+    };
+    let d0 = read(cx, data);
+    let d1 = if matches!(rmw, Rmw::CmpSwap | Rmw::FCmpSwap | Rmw::FCmpSwap64) {
+        read(cx, data + n)
+    } else {
+        cx.e.k64(0)
+    };
+    let old = crate::units::rmw(cx, crate::units::SPACE_MEM, rmw, wide, &[(at, d0, d1)])[0];
+    if let Some(r) = rtn {
+        let active = cx.active();
+        let lo = cx.e.trunc(old);
+        cx.vset_if(r, lo, active);
+        if wide {
+            let hi = cx.e.hi(old);
+            cx.vset_if(r + 1, hi, active);
+        }
+    }
 }
 
 fn smem(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {

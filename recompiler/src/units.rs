@@ -480,7 +480,7 @@ pub(crate) fn emit_store_unit(cx: &mut Cx) {
 }
 
 /// Every read-modify-write the unit can apply, in the order of their ids.
-const RMWS: [Rmw; 22] = [
+const RMWS: [Rmw; 27] = [
     Rmw::Add,
     Rmw::Sub,
     Rmw::Rsub,
@@ -503,22 +503,31 @@ const RMWS: [Rmw; 22] = [
     Rmw::FMax,
     Rmw::FCmpSt,
     Rmw::FAdd,
+    Rmw::FCmpSwap,
+    Rmw::FMin64,
+    Rmw::FMax64,
+    Rmw::FCmpSt64,
+    Rmw::FCmpSwap64,
 ];
 
 /// The new value of `op` (a dynamic id, `Rmw as u32`, one of the set `ops`) at 32 or 64 bits (`wide`), from
-/// 64-bit operands; `mode` is the MODE register value the float operations read (32-bit only).
+/// 64-bit operands; `mode` is the MODE register value the float operations read.
 #[allow(clippy::too_many_arguments)]
 fn apply_dyn(e: &mut Emit, ops: u32, op: Sv, wide: Sv, old: Sv, d0: Sv, d1: Sv, mode: Sv) -> Sv {
     let (o32, a32, b32) = (e.trunc(old), e.trunc(d0), e.trunc(d1));
     let mut r = old;
     for &k in RMWS.iter().filter(|&&k| ops >> k as u32 & 1 == 1) {
-        let n32 = apply(e, k, o32, a32, b32, mode);
-        let n32 = e.zext(n32);
-        let n = if k.is_float() {
-            n32
+        let n = if k.is_float64() {
+            apply(e, k, old, d0, d1, mode)
         } else {
-            let n64 = apply(e, k, old, d0, d1, mode);
-            e.select(wide, n64, n32)
+            let n32 = apply(e, k, o32, a32, b32, mode);
+            let n32 = e.zext(n32);
+            if k.is_float() {
+                n32
+            } else {
+                let n64 = apply(e, k, old, d0, d1, mode);
+                e.select(wide, n64, n32)
+            }
         };
         let id = e.k32(k as u32);
         let is = e.cmp(Cmp::Eq, op, id);

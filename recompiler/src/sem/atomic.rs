@@ -54,17 +54,39 @@ pub enum Rmw {
     FCmpSt,
     /// f32 add with IEEE_MODE taken as 0.
     FAdd,
+    /// f32 compare-swap of buffer, global and flat memory: [`Rmw::FCmpSt`] with the compare value in d1
+    /// and the source in d0 (rule `atomic.float_non_lds`).
+    FCmpSwap,
+    /// f64 minimum by the LDS rule with the f16/f64 denormal field (`reference_model::float::lds_min_f64`).
+    FMin64,
+    /// f64 maximum by the LDS rule.
+    FMax64,
+    /// f64 compare-store (LDS operand order: compare d0, source d1).
+    FCmpSt64,
+    /// f64 compare-swap of buffer, global and flat memory (compare d1, source d0).
+    FCmpSwap64,
 }
 
 impl Rmw {
     /// Whether the operation is an f32 one (it reads the MODE register; 32-bit only).
     pub fn is_float(self) -> bool {
-        matches!(self, Rmw::FMin | Rmw::FMax | Rmw::FCmpSt | Rmw::FAdd)
+        matches!(
+            self,
+            Rmw::FMin | Rmw::FMax | Rmw::FCmpSt | Rmw::FAdd | Rmw::FCmpSwap
+        )
+    }
+
+    /// Whether the operation is an f64 one (it reads the MODE register; 64-bit only).
+    pub fn is_float64(self) -> bool {
+        matches!(
+            self,
+            Rmw::FMin64 | Rmw::FMax64 | Rmw::FCmpSt64 | Rmw::FCmpSwap64
+        )
     }
 }
 
-/// The read-modify-write `op` applies (the model's `atomic32`/`atomic64` tables), `None` for an f64 LDS
-/// atomic, a buffer/global/flat float atomic or an operation that is none.
+/// The read-modify-write `op` applies (the model's `atomic32`/`atomic64` tables), `None` for an operation
+/// that is none.
 pub fn rmw_of(op: Op) -> Option<Rmw> {
     use Op::*;
     Some(match op {
@@ -121,12 +143,25 @@ pub fn rmw_of(op: Op) -> Option<Rmw> {
         DsMaxF32 | DsMaxRtnF32 => Rmw::FMax,
         DsCmpstF32 | DsCmpstRtnF32 => Rmw::FCmpSt,
         DsAddF32 | DsAddRtnF32 => Rmw::FAdd,
+        // Buffer, global and flat float atomics take the LDS float rules (rule atomic.float_non_lds,
+        // inferred, as the model).
+        BufferAtomicFmin | GlobalAtomicFmin | FlatAtomicFmin => Rmw::FMin,
+        BufferAtomicFmax | GlobalAtomicFmax | FlatAtomicFmax => Rmw::FMax,
+        BufferAtomicFcmpswap | GlobalAtomicFcmpswap | FlatAtomicFcmpswap => Rmw::FCmpSwap,
+        DsMinF64 | DsMinRtnF64 | BufferAtomicFminX2 | GlobalAtomicFminX2 | FlatAtomicFminX2 => {
+            Rmw::FMin64
+        }
+        DsMaxF64 | DsMaxRtnF64 | BufferAtomicFmaxX2 | GlobalAtomicFmaxX2 | FlatAtomicFmaxX2 => {
+            Rmw::FMax64
+        }
+        DsCmpstF64 | DsCmpstRtnF64 => Rmw::FCmpSt64,
+        BufferAtomicFcmpswapX2 | GlobalAtomicFcmpswapX2 | FlatAtomicFcmpswapX2 => Rmw::FCmpSwap64,
         _ => return None,
     })
 }
 
 /// The new memory value; `mode` is the MODE register value (read by the float operations, whose operands
-/// are 32-bit).
+/// are 32-bit, or 64-bit for the f64 ones).
 pub fn apply<L: Lower>(l: &mut L, op: Rmw, old: L::V, d0: L::V, d1: L::V, mode: L::V) -> L::V {
     match op {
         Rmw::Add => l.bin(Bin::Add, old, d0),
@@ -186,6 +221,22 @@ pub fn apply<L: Lower>(l: &mut L, op: Rmw, old: L::V, d0: L::V, d1: L::V, mode: 
         Rmw::FCmpSt => {
             let env = fp::env(l, mode);
             fp::lds_cmpst(l, &env, old, d0, d1)
+        }
+        Rmw::FCmpSwap => {
+            let env = fp::env(l, mode);
+            fp::lds_cmpst(l, &env, old, d1, d0)
+        }
+        Rmw::FMin64 | Rmw::FMax64 => {
+            let env = fp::env64(l, mode);
+            fp::lds_minmax(l, &env, old, d0, op == Rmw::FMax64)
+        }
+        Rmw::FCmpSt64 => {
+            let env = fp::env64(l, mode);
+            fp::lds_cmpst(l, &env, old, d0, d1)
+        }
+        Rmw::FCmpSwap64 => {
+            let env = fp::env64(l, mode);
+            fp::lds_cmpst(l, &env, old, d1, d0)
         }
         Rmw::FAdd => {
             let env = fp::env(l, mode);

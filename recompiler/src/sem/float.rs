@@ -2012,7 +2012,7 @@ pub fn lds_minmax<L: Lower>(e: &mut L, env: &Env<L::V>, old: L::V, data: L::V, m
     let f = env.fmt;
     let o = flush_in(e, env, old);
     let d = flush_in(e, env, data);
-    let z = e.k32(0);
+    let z = kf(e, f, 0);
     let nan_quiet = |e: &mut L, x: L::V| {
         let n = is_nan(e, f, x);
         let q = e.bink(Bin::And, x, f.quiet());
@@ -2050,7 +2050,7 @@ pub fn lds_cmpst<L: Lower>(e: &mut L, env: &Env<L::V>, old: L::V, cmp: L::V, src
     let mo = e.bink(Bin::And, o, f.mag_mask());
     let mc = e.bink(Bin::And, c, f.mag_mask());
     let m = e.bin(Bin::Or, mo, mc);
-    let z = e.k32(0);
+    let z = kf(e, f, 0);
     let zeros = e.cmp(Cmp::Eq, m, z);
     let eq = e.bor(same, zeros);
     let nan = e.bor(no, nc);
