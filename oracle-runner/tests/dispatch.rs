@@ -1037,9 +1037,12 @@ fn buffer_templates_set_up_their_arrays_and_v_sharps_as_the_model_does() {
         return;
     }
     let _g = setup(false);
-    // A template declaring every V# field.
-    let t = templates::Template::parse("declared.toml", DECLARED).unwrap();
-    {
+    // A bundled template with a scratch array, its fill and a V# changed per wave, a dispatch with a padded
+    // wave; and one declaring every V# field.
+    for t in [
+        template("buffer-store-zero-fill"),
+        templates::Template::parse("declared.toml", DECLARED).unwrap(),
+    ] {
         // A fresh stand-in for each (the previous device's executables are gone).
         *fake() = Some(Fake::default());
         let tmp = tempfile::tempdir().unwrap();

@@ -1025,6 +1025,90 @@ impl Template {
 /// The bundled templates: (file name, text).
 pub const BUNDLED: &[(&str, &str)] = &[
     (
+        "atomic-float-f32.toml",
+        include_str!("../bundled/atomic-float-f32.toml"),
+    ),
+    (
+        "atomic-float-f64.toml",
+        include_str!("../bundled/atomic-float-f64.toml"),
+    ),
+    (
+        "buffer-d16-load-convert.toml",
+        include_str!("../bundled/buffer-d16-load-convert.toml"),
+    ),
+    (
+        "buffer-d16-load-norm16.toml",
+        include_str!("../bundled/buffer-d16-load-norm16.toml"),
+    ),
+    (
+        "buffer-d16-store-convert.toml",
+        include_str!("../bundled/buffer-d16-store-convert.toml"),
+    ),
+    (
+        "buffer-load-16-float.toml",
+        include_str!("../bundled/buffer-load-16-float.toml"),
+    ),
+    (
+        "buffer-load-16-int.toml",
+        include_str!("../bundled/buffer-load-16-int.toml"),
+    ),
+    (
+        "buffer-load-16-norm.toml",
+        include_str!("../bundled/buffer-load-16-norm.toml"),
+    ),
+    (
+        "buffer-load-16-scaled.toml",
+        include_str!("../bundled/buffer-load-16-scaled.toml"),
+    ),
+    (
+        "buffer-load-f16-f10.toml",
+        include_str!("../bundled/buffer-load-f16-f10.toml"),
+    ),
+    (
+        "buffer-load-format.toml",
+        include_str!("../bundled/buffer-load-format.toml"),
+    ),
+    (
+        "buffer-load-packed.toml",
+        include_str!("../bundled/buffer-load-packed.toml"),
+    ),
+    (
+        "buffer-load-small-float.toml",
+        include_str!("../bundled/buffer-load-small-float.toml"),
+    ),
+    (
+        "buffer-store-extra-components.toml",
+        include_str!("../bundled/buffer-store-extra-components.toml"),
+    ),
+    (
+        "buffer-store-float-nan.toml",
+        include_str!("../bundled/buffer-store-float-nan.toml"),
+    ),
+    (
+        "buffer-store-int-saturate.toml",
+        include_str!("../bundled/buffer-store-int-saturate.toml"),
+    ),
+    (
+        "buffer-store-norm-tie.toml",
+        include_str!("../bundled/buffer-store-norm-tie.toml"),
+    ),
+    (
+        "buffer-store-norm.toml",
+        include_str!("../bundled/buffer-store-norm.toml"),
+    ),
+    (
+        "buffer-store-scaled.toml",
+        include_str!("../bundled/buffer-store-scaled.toml"),
+    ),
+    (
+        "buffer-store-zero-fill.toml",
+        include_str!("../bundled/buffer-store-zero-fill.toml"),
+    ),
+    (
+        "buffer-swizzle.toml",
+        include_str!("../bundled/buffer-swizzle.toml"),
+    ),
+    (
         "cdbg-not-taken.toml",
         include_str!("../bundled/cdbg-not-taken.toml"),
     ),
@@ -1159,6 +1243,22 @@ pub const BUNDLED: &[(&str, &str)] = &[
     (
         "saveexec-width.toml",
         include_str!("../bundled/saveexec-width.toml"),
+    ),
+    (
+        "smem-atomics.toml",
+        include_str!("../bundled/smem-atomics.toml"),
+    ),
+    (
+        "smem-buffer-range-x16.toml",
+        include_str!("../bundled/smem-buffer-range-x16.toml"),
+    ),
+    (
+        "smem-buffer-range.toml",
+        include_str!("../bundled/smem-buffer-range.toml"),
+    ),
+    (
+        "smem-cache-ops.toml",
+        include_str!("../bundled/smem-cache-ops.toml"),
     ),
     (
         "transcendental-f32.toml",
