@@ -379,6 +379,53 @@ impl UserData {
     }
 }
 
+/// A buffer resource (V#) in the kernel argument segment of [`Kernel::oracle_v1_buffers`]: word 0 the array's
+/// address bits 31:0, word 1 its bits 47:32 with the stride and swizzle bits, word 2 NUM_RECORDS, word 3 as given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OracleVsharp {
+    /// Record stride in bytes (word 1 bits 29:16), below 16384.
+    pub stride: u32,
+    /// SWIZZLE_ENABLE (word 1 bit 31).
+    pub swizzle: bool,
+    /// NUM_RECORDS; `None` for the array's size in bytes.
+    pub records: Option<u32>,
+    /// Word 3 (DST_SEL, FORMAT, INDEX_STRIDE, ADD_TID_ENABLE, RESOURCE_LEVEL, OOB_SELECT, TYPE).
+    pub word3: u32,
+}
+
+impl OracleVsharp {
+    /// The four `user_data` items of this V# over `array`.
+    pub fn user_data(&self, array: &str) -> [String; 4] {
+        let mut hi = format!("{array}.hi16");
+        if self.stride != 0 {
+            hi.push_str(&format!("+stride{}", self.stride));
+        }
+        if self.swizzle {
+            hi.push_str("+swizzle");
+        }
+        [
+            format!("{array}.lo"),
+            hi,
+            self.records
+                .map_or_else(|| format!("{array}.bytes"), |r| format!("{r:08x}")),
+            format!("{:08x}", self.word3),
+        ]
+    }
+}
+
+/// The buffer extension of the `oracle-v1` layout ([`Kernel::oracle_v1_buffers`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OracleBuffers {
+    /// Bytes of `scratch` per lane (the array holds `threads` of them).
+    pub scratch_bytes: u32,
+    /// The dword `scratch` is filled with.
+    pub fill: u32,
+    /// The V# over `in`.
+    pub in_vsharp: OracleVsharp,
+    /// The V# over `scratch`.
+    pub scratch_vsharp: OracleVsharp,
+}
+
 /// The two arrays of the `agc-buffer-v1` and `oracle-v1` layouts: `in` (`in_bytes`, the rows' inputs from dword
 /// 0) and `out` (`out_bytes`, filled with `fill`), both 256-byte aligned.
 fn io_arrays(in_bytes: u32, out_bytes: u32, fill: u32) -> Vec<Array> {
@@ -456,7 +503,7 @@ impl Kernel {
 
     /// A kernel in the `oracle-v1` layout (DESIGN.md, "Kernel ABIs"), one workgroup of `threads` lanes: the
     /// kernel argument segment holds the addresses of `in` (four input dwords per lane, the rows') and `out`
-    /// (sixteen output dwords per lane, zero-filled), its address in s[0:1].
+    /// (sixteen output dwords per lane, zero-filled), its address in `s[0:1]`.
     pub fn oracle_v1(name: &str, words: &[u32], wave: u32, threads: u32, lds_bytes: u32) -> Kernel {
         Kernel {
             name: name.into(),
@@ -479,6 +526,34 @@ impl Kernel {
             declared_word_count: None,
             words: words.iter().map(|&w| HexDword(w)).collect(),
         }
+    }
+
+    /// A kernel in the `oracle-v1` layout with buffers (README, "oracle"; the templates crate docs): as
+    /// [`Kernel::oracle_v1`], plus a third array `scratch` of `b.scratch_bytes` per lane filled with `b.fill`,
+    /// and a kernel argument segment of 56 bytes: the addresses of `in` (0), `out` (8) and `scratch` (16), then
+    /// the V# over `in` (24) and the V# over `scratch` (40), each from its [`OracleVsharp`].
+    pub fn oracle_v1_buffers(
+        name: &str,
+        words: &[u32],
+        wave: u32,
+        threads: u32,
+        lds_bytes: u32,
+        b: &OracleBuffers,
+    ) -> Kernel {
+        let mut k = Kernel::oracle_v1(name, words, wave, threads, lds_bytes);
+        k.user_data
+            .extend(["scratch.lo".to_string(), "scratch.hi".to_string()]);
+        for (array, v) in [("in", &b.in_vsharp), ("scratch", &b.scratch_vsharp)] {
+            k.user_data.extend(v.user_data(array));
+        }
+        k.memory.push(Array {
+            name: "scratch".into(),
+            bytes: threads * b.scratch_bytes,
+            fill: HexDword(b.fill),
+            align: 256,
+            init: vec![],
+        });
+        k
     }
 
     /// The words as plain dwords.
@@ -1121,6 +1196,56 @@ mod tests {
         assert_eq!(k.id_placement(&Placement::new("out", 16)), None);
         let other = Placement::new("out", 32);
         assert_eq!(k.id_placement(&other), Some(&other));
+    }
+
+    #[test]
+    fn the_oracle_layout_with_buffers_adds_scratch_and_two_v_sharps() {
+        let raw = OracleVsharp {
+            stride: 0,
+            swizzle: false,
+            records: None,
+            word3: 0x3101_6fac,
+        };
+        let b = OracleBuffers {
+            scratch_bytes: 48,
+            fill: 0xdead_beef,
+            in_vsharp: raw,
+            scratch_vsharp: OracleVsharp {
+                stride: 12,
+                swizzle: true,
+                records: Some(64),
+                word3: 0x1100_e000,
+            },
+        };
+        let plain = Kernel::oracle_v1("k", &[0xbf81_0000], 32, 64, 0);
+        let k = Kernel::oracle_v1_buffers("k", &[0xbf81_0000], 32, 64, 0, &b);
+        k.validate().unwrap();
+        // The plain layout's arguments first, unchanged: 56 bytes of kernel arguments in all.
+        assert_eq!(k.user_data[..4], plain.user_data[..]);
+        assert_eq!(
+            k.user_data[4..],
+            [
+                "scratch.lo",
+                "scratch.hi",
+                "in.lo",
+                "in.hi16",
+                "in.bytes",
+                "31016fac",
+                "scratch.lo",
+                "scratch.hi16+stride12+swizzle",
+                "00000040",
+                "1100e000",
+            ]
+        );
+        assert_eq!(k.memory[..2], plain.memory[..]);
+        let s = k.array("scratch").unwrap();
+        assert_eq!((s.bytes, s.fill.0, s.align), (64 * 48, 0xdead_beef, 256));
+        // The V# words as a backend evaluates them at an address.
+        let items = k.user_data().unwrap();
+        assert_eq!(items[7].value(0x7f12_3456_7800, 1024), 0x7f12);
+        assert_eq!(items[11].value(0x7f12_3456_7800, 3072), 0x800c_7f12);
+        assert_eq!(items[8].value(0x7f12_3456_7800, 1024), 1024);
+        assert_ne!(k.content_hash(), plain.content_hash());
     }
 
     #[test]

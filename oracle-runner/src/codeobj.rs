@@ -175,6 +175,15 @@ pub struct BufferArg {
     pub offset: u32,
 }
 
+/// One by-value kernel argument (plain bytes in the kernarg segment, such as a V#'s four dwords).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ValueArg {
+    /// Byte offset in the kernarg segment.
+    pub offset: u32,
+    /// Size in bytes.
+    pub size: u32,
+}
+
 /// What a kernel needs from the code object: its code and the launch state the descriptor sets.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct KernelSpec {
@@ -191,7 +200,7 @@ pub struct KernelSpec {
     /// The float mode under test: COMPUTE_PGM_RSRC1's FLOAT_MODE fields, IEEE_MODE, DX10_CLAMP and
     /// FP16_OVFL come from it, never from a compiler's defaults.
     pub mode: FloatMode,
-    /// The kernarg segment pointer in s[0:1] (the only user SGPRs this writer enables).
+    /// The kernarg segment pointer in `s[0:1]` (the only user SGPRs this writer enables).
     pub kernarg_ptr: bool,
     /// Workgroup-id SGPRs after the user SGPRs (x, y, z).
     pub workgroup_id: [bool; 3],
@@ -203,6 +212,8 @@ pub struct KernelSpec {
     pub kernarg_size: u32,
     /// The global-buffer arguments.
     pub args: Vec<BufferArg>,
+    /// The by-value arguments (the metadata lists every argument in offset order).
+    pub values: Vec<ValueArg>,
     /// The largest workgroup the kernel is launched with.
     pub max_workgroup_size: u32,
 }
@@ -424,8 +435,9 @@ struct ArgMeta {
     offset: u32,
     #[serde(rename = ".value_kind")]
     value_kind: &'static str,
-    #[serde(rename = ".address_space")]
-    address_space: &'static str,
+    /// Pointers only (LLVM writes no address space for a by-value argument).
+    #[serde(rename = ".address_space", skip_serializing_if = "Option::is_none")]
+    address_space: Option<&'static str>,
 }
 
 /// The metadata note's MessagePack bytes for `k`.
@@ -447,16 +459,26 @@ pub fn metadata(k: &KernelSpec, gpu: Gpu, version: Version) -> Vec<u8> {
             sgpr_spill_count: 0,
             vgpr_spill_count: 0,
             uses_dynamic_stack: (version == Version::V5).then_some(false),
-            args: k
-                .args
-                .iter()
-                .map(|a| ArgMeta {
-                    size: 8,
-                    offset: a.offset,
-                    value_kind: "global_buffer",
-                    address_space: "global",
-                })
-                .collect(),
+            args: {
+                let mut args: Vec<ArgMeta> = k
+                    .args
+                    .iter()
+                    .map(|a| ArgMeta {
+                        size: 8,
+                        offset: a.offset,
+                        value_kind: "global_buffer",
+                        address_space: Some("global"),
+                    })
+                    .chain(k.values.iter().map(|v| ArgMeta {
+                        size: v.size,
+                        offset: v.offset,
+                        value_kind: "by_value",
+                        address_space: None,
+                    }))
+                    .collect();
+                args.sort_by_key(|a| a.offset);
+                args
+            },
         }],
     };
     rmp_serde::to_vec_named(&m).expect("the metadata serialises")

@@ -4,7 +4,15 @@
 //! template's body between a prologue that loads each lane's four input dwords into v4..v7 and zeroes
 //! v10..v25, and an epilogue that stores v10..v25 with EXEC all ones), and one dispatch per case
 //! ([`templates::Case`]: a mode, a wave size, a chunk of the operand combinations). The body must keep v3 (the
-//! lane's output offset) and s[6:7] (the output address).
+//! lane's output offset) and `s[6:7]` (the output address).
+//!
+//! A template with `[buffers]` gets the layout's buffer extension ([`kernel_text_with`],
+//! [`BUFFERS_KERNARG_BYTES`], the templates crate docs): a third array `scratch`, and a 56-byte kernel argument
+//! segment whose V#s over `in` and `scratch` the prologue loads into `s[12:15]` and `s[16:19]` (the `scratch`
+//! address into `s[8:9]`, the lane's `scratch` offset into v2). Its kernel is
+//! [`measurements::kernel::Kernel::oracle_v1_buffers`], so the model, the recompiler and the hsa backend set up
+//! the same arrays and argument words from its memory list and `user_data` list. A template without the table
+//! keeps the plain text, kernel and measurement IDs word for word.
 //!
 //! Rows get the IDs any backend would give the same kernel, target, mode, inputs and lane, so a dry run on
 //! the reference model (`--backend model`, evidence `model`) is compared with a hardware collection by ID.
@@ -20,7 +28,7 @@
 //! rows.
 
 use measurements::id::{dispatch_hash, measurement_id};
-use measurements::kernel::{Kernel, KernelFile};
+use measurements::kernel::{Kernel, KernelFile, OracleBuffers, OracleVsharp};
 use measurements::row::{Cell, Check, Evidence, Placement, Row};
 use measurements::{Backend, FloatMode, Job, Suite};
 use std::io::Write;
@@ -201,10 +209,30 @@ fn text_words(obj: &[u8]) -> Result<Vec<u32>, String> {
 
 /// The oracle-v1 kernel text around `body` for `wave`.
 pub fn kernel_text(body: &str, wave: u32) -> String {
-    let mut s = String::from(
-        "s_load_dwordx4 s[4:7], s[0:1], 0x0\ns_waitcnt lgkmcnt(0)\nv_lshlrev_b32 v1, 4, v0\n\
-         global_load_dwordx4 v[4:7], v1, s[4:5]\nv_lshlrev_b32 v3, 6, v0\n",
+    kernel_text_with(body, wave, None)
+}
+
+/// The kernel argument segment's layout with buffers ([`templates::Buffers`]): the addresses of `in`, `out` and
+/// `scratch` at bytes 0, 8 and 16, the V# over `in` at 24 and the V# over `scratch` at 40 (56 bytes); the
+/// prologue loads them into `s[4:5]`, `s[6:7]`, `s[8:9]`, `s[12:15]` and `s[16:19]`.
+pub const BUFFERS_KERNARG_BYTES: u32 = 56;
+
+/// The oracle-v1 kernel text around `body` for `wave`, with the buffer extension when `buffers` is given: the
+/// prologue also loads the `scratch` address into `s[8:9]`, the V# over `in` into `s[12:15]` and the V# over
+/// `scratch` into `s[16:19]`, and sets v2 to the lane's byte offset in `scratch`. Without it the text is the plain
+/// layout's, word for word (the kernels and measurement IDs of templates without `[buffers]` do not change).
+pub fn kernel_text_with(body: &str, wave: u32, buffers: Option<&templates::Buffers>) -> String {
+    let mut s = String::from("s_load_dwordx4 s[4:7], s[0:1], 0x0\n");
+    if buffers.is_some() {
+        s.push_str("s_load_dwordx2 s[8:9], s[0:1], 0x10\ns_load_dwordx8 s[12:19], s[0:1], 0x18\n");
+    }
+    s.push_str(
+        "s_waitcnt lgkmcnt(0)\nv_lshlrev_b32 v1, 4, v0\nglobal_load_dwordx4 v[4:7], v1, s[4:5]\n\
+         v_lshlrev_b32 v3, 6, v0\n",
     );
+    if let Some(b) = buffers {
+        s.push_str(&format!("v_mul_u32_u24 v2, {}, v0\n", b.scratch_bytes));
+    }
     for v in 10..26 {
         s.push_str(&format!("v_mov_b32 v{v}, 0\n"));
     }
@@ -228,13 +256,14 @@ pub fn kernel_text(body: &str, wave: u32) -> String {
 }
 
 /// The words of the oracle-v1 kernel of `t` for `wave`: its body between the prologue and epilogue of
-/// [`kernel_text`], assembled for `chip`.
+/// [`kernel_text_with`] (with its `[buffers]`, if any), assembled for `chip`.
 pub fn kernel_words(t: &Template, chip: &str, wave: u32) -> Result<Vec<u32>, String> {
+    let b = t.buffers.as_ref();
     Ok(match &t.body {
-        Body::Asm(text) => assemble(&kernel_text(text, wave), chip, wave)?,
+        Body::Asm(text) => assemble(&kernel_text_with(text, wave, b), chip, wave)?,
         Body::Words(w) => {
             // Prologue and epilogue assembled around a marker, the words spliced in its place.
-            let around = assemble(&kernel_text("s_nop 0x7a5", wave), chip, wave)?;
+            let around = assemble(&kernel_text_with("s_nop 0x7a5", wave, b), chip, wave)?;
             let at = around
                 .iter()
                 .position(|&x| x == 0xbf80_07a5)
@@ -245,6 +274,32 @@ pub fn kernel_words(t: &Template, chip: &str, wave: u32) -> Result<Vec<u32>, Str
             out
         }
     })
+}
+
+/// The kernel of `t` for one dispatch shape: the plain `oracle-v1` layout, or the one with buffers.
+pub fn template_kernel(t: &Template, name: &str, words: &[u32], wave: u32, threads: u32) -> Kernel {
+    let Some(b) = &t.buffers else {
+        return Kernel::oracle_v1(name, words, wave, threads, t.lds_bytes);
+    };
+    let v = |v: &templates::Vsharp| OracleVsharp {
+        stride: v.stride,
+        swizzle: v.swizzle,
+        records: v.records,
+        word3: v.word3(),
+    };
+    Kernel::oracle_v1_buffers(
+        name,
+        words,
+        wave,
+        threads,
+        t.lds_bytes,
+        &OracleBuffers {
+            scratch_bytes: b.scratch_bytes,
+            fill: b.fill,
+            in_vsharp: v(&b.in_vsharp),
+            scratch_vsharp: v(&b.scratch_vsharp),
+        },
+    )
 }
 
 fn mode_of(m: templates::Mode) -> FloatMode {
@@ -378,13 +433,7 @@ pub fn collect(
                     .find(|(w, _)| *w == c.wave)
                     .expect("assembled above")
                     .1;
-                kernels.push(Kernel::oracle_v1(
-                    &name,
-                    w,
-                    c.wave,
-                    c.threads(),
-                    t.lds_bytes,
-                ));
+                kernels.push(template_kernel(t, &name, w, c.wave, c.threads()));
                 kernels.len() - 1
             }
         };
@@ -506,13 +555,28 @@ pub fn collect(
         return Err(e);
     }
     summary.ran = entries.iter().flatten().count() - summary.resumed;
-    // Every dispatch of the shard is in: the suite, from the journal.
+    // Every dispatch of the shard is in: the suite, from the journal. A kernel none of whose dispatches gave
+    // rows here (all failed, or another shard holds them) is left out: the store refuses a kernel without rows.
+    let with_rows: Vec<bool> = (0..kernels.len())
+        .map(|k| {
+            mine.iter().any(|&i| {
+                kernel_of[i] == k
+                    && !cases[i].lanes.is_empty()
+                    && entries[i].as_ref().is_some_and(|e| e.outputs.is_ok())
+            })
+        })
+        .collect();
     let mut suite = Suite::new(
         KernelFile {
             suite: suite_name.clone(),
             description: Some(format!("{} (template {})", t.about, t.name)),
             source: None,
-            kernels: kernels.clone(),
+            kernels: kernels
+                .iter()
+                .zip(&with_rows)
+                .filter(|(_, &used)| used)
+                .map(|(k, _)| k.clone())
+                .collect(),
         },
         suite_dir.join("kernels.toml"),
     );

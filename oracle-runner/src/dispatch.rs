@@ -6,8 +6,12 @@
 //! 1. the job's kernel becomes a code object ([`crate::codeobj`]) for the agent's chip, its descriptor's float
 //!    fields from the job's mode; v5 is tried first and v4 where the runtime refuses v5 (ROCr before 5.0
 //!    loads v4 only); one executable per kernel and mode, loaded once;
-//! 2. the kernarg segment (the `in` and `out` addresses) comes from the CPU agent's kernarg pool, the two
-//!    buffers from its fine-grained pool, all three made accessible to the GPU (`hsa_amd_agents_allow_access`);
+//! 2. every array of the job's memory image (`in` with the rows, `out`, and `scratch` for a template with
+//!    buffers, each filled as the kernel says) comes from the CPU agent's fine-grained pool at the alignment
+//!    the kernel declares, and the kernarg segment (the kernel's `user_data` list evaluated at those addresses:
+//!    the array addresses and, with buffers, the two V#s) from its kernarg pool, all made accessible to the
+//!    GPU (`hsa_amd_agents_allow_access`); every array is read back after the dispatch, as the model returns
+//!    them;
 //! 3. one packet on a single-producer queue: workgroup = grid = the kernel's threads (one workgroup), the
 //!    header written last with release order, acquire and release fences of system scope, then the doorbell;
 //! 4. the completion signal is waited for in slices until the dispatch timeout; a dispatch that does not finish
@@ -18,9 +22,9 @@
 //! Facts: ROCm/ROCR-Runtime `runtime/hsa-runtime/inc/hsa.h` (packet and queue layouts, header bit positions,
 //! enum values) and `hsa_ext_amd.h` (memory pools), commit c7785a6da1c10c25bc8d527c00b1fe79bfbd84c9.
 
-use crate::codeobj::{self, BufferArg, KernelSpec, Version};
+use crate::codeobj::{self, BufferArg, KernelSpec, ValueArg, Version};
 use crate::hsa::{Agent, Handle, HsaError, Queue, Session, Status, HSA_STATUS_SUCCESS};
-use measurements::kernel::Abi;
+use measurements::kernel::{Abi, Kernel, UserData};
 use measurements::{Backend, BackendError, FloatMode, Job, JobOutput};
 use std::collections::HashMap;
 use std::ffi::c_void;
@@ -51,8 +55,6 @@ const HSA_WAIT_STATE_BLOCKED: u32 = 0;
 pub const DISPATCH_HEADER: u16 = 2 | 1 << 8 | 2 << 9 | 2 << 11;
 /// Packet setup: one dimension (bits 1:0).
 pub const DISPATCH_SETUP: u16 = 1;
-/// The kernarg segment: the `in` address at 0, the `out` address at 8.
-const KERNARG_BYTES: usize = 16;
 /// The SGPRs the metadata declares (gfx10 allocates SGPRs itself; this is LLVM's figure for gfx10 waves).
 const SGPRS: u32 = 106;
 
@@ -400,12 +402,12 @@ impl<'a> Device<'a> {
                         (&mut private as *mut u32).cast(),
                     ) == HSA_STATUS_SUCCESS
             };
-            if !ok || kernel_object == 0 || (kernarg as usize) < KERNARG_BYTES {
+            if !ok || kernel_object == 0 || kernarg < spec.kernarg_size {
                 // SAFETY: as above.
                 unsafe { (api.hsa_executable_destroy)(exec) };
                 return Err(call(
                     "hsa_executable_symbol_get_info",
-                    format!("kernel `{}`: object {kernel_object:#x}, kernarg segment {kernarg} bytes (want an object and {KERNARG_BYTES} bytes)", spec.name),
+                    format!("kernel `{}`: object {kernel_object:#x}, kernarg segment {kernarg} bytes (want an object and {} bytes)", spec.name, spec.kernarg_size),
                 ));
             }
             return Ok(Loaded {
@@ -484,6 +486,7 @@ impl<'a> Device<'a> {
                 job.target, self.gpu.name
             )));
         }
+        let (args, values) = kernarg_args(k).map_err(BackendError::InvalidJob)?;
         Ok(KernelSpec {
             name: k.name.clone(),
             code: k.words(),
@@ -495,10 +498,84 @@ impl<'a> Device<'a> {
             workgroup_id: [false; 3],
             workitem_ids: 0,
             lds_bytes: k.lds_bytes,
-            kernarg_size: KERNARG_BYTES as u32,
-            args: vec![BufferArg { offset: 0 }, BufferArg { offset: 8 }],
+            kernarg_size: 4 * k.user_data.len() as u32,
+            args,
+            values,
             max_workgroup_size: k.threads,
         })
+    }
+}
+
+/// The kernel arguments of an `oracle-v1` kernel's segment, from its `user_data` list (each item one dword):
+/// an array's `lo` and `hi` in a row are a global-buffer pointer, an array's `lo` followed by its `hi16` and two
+/// more dwords a V# (16 bytes by value), any other item a 4-byte value. The plain layout is two pointers (`in`,
+/// `out`); the layout with buffers adds the `scratch` pointer and two V#s.
+fn kernarg_args(k: &Kernel) -> Result<(Vec<BufferArg>, Vec<ValueArg>), String> {
+    let items = k.user_data()?;
+    let (mut args, mut values) = (Vec::new(), Vec::new());
+    let mut i = 0;
+    while i < items.len() {
+        let offset = 4 * i as u32;
+        match (&items[i], items.get(i + 1)) {
+            (UserData::Lo(a), Some(UserData::Hi(b))) if a == b => {
+                args.push(BufferArg { offset });
+                i += 2;
+            }
+            (UserData::Lo(a), Some(UserData::Hi16 { array, .. }))
+                if a == array && i + 4 <= items.len() =>
+            {
+                values.push(ValueArg { offset, size: 16 });
+                i += 4;
+            }
+            _ => {
+                values.push(ValueArg { offset, size: 4 });
+                i += 1;
+            }
+        }
+    }
+    if args.is_empty() && values.is_empty() {
+        return Err(format!("kernel `{}` has no kernel arguments", k.name));
+    }
+    Ok((args, values))
+}
+
+/// The buffers of one dispatch, freed when dropped unless the dispatch was abandoned (the GPU may still write
+/// them).
+struct Buffers<'d, 'a> {
+    device: &'d Device<'a>,
+    /// What the runtime allocated, to free.
+    raw: Vec<*mut u32>,
+}
+
+impl Buffers<'_, '_> {
+    /// Allocates `bytes` from `pool` aligned to `align` (a power of two): the allocation is `align` bytes
+    /// larger and the address rounded up, so the GPU sees each array at the alignment its kernel declares,
+    /// as the model places it, whatever the pool's own granule.
+    fn take(
+        &mut self,
+        pool: Handle,
+        bytes: usize,
+        align: usize,
+        what: &str,
+    ) -> Result<*mut u32, BackendError> {
+        let p = self.device.allocate(pool, bytes.max(4) + align, what)?;
+        self.raw.push(p);
+        // `skip` < `align`: the aligned array lies within the allocation.
+        let skip = (p as usize).next_multiple_of(align) - p as usize;
+        Ok(p.cast::<u8>().wrapping_add(skip).cast())
+    }
+
+    /// Keeps the buffers: the abandoned dispatch's GPU may still write them.
+    fn leak(mut self) {
+        self.raw.clear();
+    }
+}
+
+impl Drop for Buffers<'_, '_> {
+    fn drop(&mut self) {
+        for &p in &self.raw {
+            self.device.free(p);
+        }
     }
 }
 
@@ -597,40 +674,37 @@ impl Backend for Device<'_> {
                 l.private_segment,
             )
         };
-        let kernarg = self.allocate(self.kernarg_pool, KERNARG_BYTES, "the kernel arguments")?;
-        let input = match self.allocate(self.buffer_pool, threads * 16, "the `in` array") {
-            Ok(p) => p,
-            Err(e) => {
-                self.free(kernarg);
-                return Err(e);
-            }
+        // Every array of the job's memory image (filled, the rows placed) and the kernarg segment its user-data
+        // list makes of their addresses: the same image and segment the model builds.
+        let images = job.memory_image()?;
+        let mut buffers = Buffers {
+            device: self,
+            raw: Vec::new(),
         };
-        let output = match self.allocate(self.buffer_pool, threads * 64, "the `out` array") {
-            Ok(p) => p,
-            Err(e) => {
-                self.free(kernarg);
-                self.free(input);
-                return Err(e);
-            }
-        };
-        let mut in_dwords = vec![0u32; threads * 4];
-        for (lane, v) in &job.lanes {
-            let at = *lane as usize * 4;
-            if let Some(dst) = in_dwords.get_mut(at..at + 4) {
-                for (d, s) in dst.iter_mut().zip(v) {
-                    *d = *s;
-                }
-            }
+        let mut placed = Vec::with_capacity(images.len());
+        for a in &images {
+            let p = buffers.take(
+                self.buffer_pool,
+                4 * a.dwords.len(),
+                a.align as usize,
+                &format!("the `{}` array", a.name),
+            )?;
+            // SAFETY: `p` holds the array's dwords (allocated above, 4-aligned), unused by any dispatch yet.
+            unsafe { std::ptr::copy_nonoverlapping(a.dwords.as_ptr(), p, a.dwords.len()) };
+            placed.push(p);
         }
-        // SAFETY: `input` holds threads * 4 dwords, `output` threads * 16 and `kernarg` four, all just allocated
-        // and 16-byte aligned; no dispatch uses them yet.
-        unsafe {
-            std::ptr::copy_nonoverlapping(in_dwords.as_ptr(), input, in_dwords.len());
-            std::ptr::write_bytes(output, 0, threads * 16);
-            let k = kernarg.cast::<u64>();
-            k.write(input as u64);
-            k.add(1).write(output as u64);
-        }
+        let addresses: Vec<u64> = placed.iter().map(|&p| p as u64).collect();
+        let args = job
+            .user_data(&addresses)
+            .map_err(BackendError::InvalidJob)?;
+        let kernarg = buffers.take(
+            self.kernarg_pool,
+            4 * args.len(),
+            16,
+            "the kernel arguments",
+        )?;
+        // SAFETY: `kernarg` holds `args.len()` dwords, just allocated.
+        unsafe { std::ptr::copy_nonoverlapping(args.as_ptr(), kernarg, args.len()) };
         let timeout = self.timeout;
         let ticks = self.ticks_per_second;
         let lane = self.lane(&mut state)?;
@@ -702,23 +776,26 @@ impl Backend for Device<'_> {
         };
         if let Err(why) = outcome {
             // Abandoned: the GPU may still write these, so nothing is freed or reused.
+            buffers.leak();
             state.lane = None;
             return Err(BackendError::Device(format!(
                 "{} on {}: {why}",
                 job.kernel.name, self.gpu.name
             )));
         }
-        let mut out = vec![0u32; threads * 16];
-        // SAFETY: the dispatch finished (signal acquired), so `output` holds its threads * 16 dwords.
-        unsafe { std::ptr::copy_nonoverlapping(output, out.as_mut_ptr(), out.len()) };
-        self.free(kernarg);
-        self.free(input);
-        self.free(output);
-        let lanes = out.chunks_exact(16).map(<[u32]>::to_vec).collect();
-        Ok(JobOutput {
-            arrays: vec![("in".into(), in_dwords), ("out".into(), out)],
-            lanes,
-        })
+        // Every array comes back, as from the model: each row reads its own placement.
+        let arrays = images
+            .iter()
+            .zip(&placed)
+            .map(|(a, &p)| {
+                let mut d = vec![0u32; a.dwords.len()];
+                // SAFETY: the dispatch finished (signal acquired), so the array's dwords at `p` are final.
+                unsafe { std::ptr::copy_nonoverlapping(p, d.as_mut_ptr(), d.len()) };
+                (a.name.clone(), d)
+            })
+            .collect();
+        drop(buffers);
+        Ok(job.output_from(arrays))
     }
 }
 

@@ -46,6 +46,7 @@ fn spec(mode: FloatMode, wave: u32) -> KernelSpec {
         lds_bytes: 256,
         kernarg_size: 16,
         args: vec![BufferArg { offset: 0 }, BufferArg { offset: 8 }],
+        values: vec![],
         max_workgroup_size: 256,
     }
 }

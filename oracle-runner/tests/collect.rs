@@ -109,6 +109,15 @@ fn model_rows_load_with_their_ids_and_pass_the_model() {
         assert_eq!(r.row.cells.len(), 3);
         assert_eq!(r.row.target, "gfx1013");
     }
+    // Fixed vectors: a template without `[buffers]` keeps its kernel text, kernel and so its measurement IDs
+    // (these were the IDs before the buffer extension of the layout existed).
+    for (id, kernel, lane) in [
+        ("M-1f49462d5730639f", "probe-w32-t64", 0),
+        ("M-35a53b3e2a1ef814", "probe-w64-t64", 5),
+    ] {
+        let r = &suite.rows.get(id).unwrap_or_else(|| panic!("{id}")).row;
+        assert_eq!((r.kernel.as_str(), r.lane), (kernel, lane), "{id}");
+    }
     // A legacy multiply by +0 gives +0 even beside infinity, NaN and -1 (rule legacy.zero_product).
     let zero_times: Vec<_> = suite
         .rows

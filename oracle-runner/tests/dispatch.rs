@@ -6,11 +6,17 @@
 //! dispatch that never completes is abandoned after the timeout and the next one runs on a new queue.
 //!
 //! The stand-in checks the packet as the hardware's packet processor would need it (type, barrier, system
-//! fences, one dimension, one workgroup, a 16-byte kernarg segment from the kernarg pool, buffers the GPU was
-//! given access to) and the descriptor as the loader and dispatcher would (the chip's `e_flags` mach, the
-//! kernarg pointer in the user SGPRs, the float mode in COMPUTE_PGM_RSRC1).
+//! fences, one dimension, one workgroup, a kernarg segment of the size the descriptor declares from the kernarg
+//! pool, buffers the GPU was given access to, 256-byte aligned as the kernels declare) and the descriptor as
+//! the loader and dispatcher would (the chip's `e_flags` mach, the kernarg pointer in the user SGPRs, the float
+//! mode in COMPUTE_PGM_RSRC1). For a template with buffers it reads the 56-byte segment as the layout defines
+//! it: the `scratch` address and the two V#s, whose bases must be the arrays' addresses; the model then runs
+//! over the arrays' contents as it finds them in memory (the rows, the fills) and every array is written back,
+//! so the rows equal the model's only if the dispatcher set the arrays, fills and V# words up as the model
+//! path does.
 
-use measurements::kernel::Kernel;
+use measurements::hex::HexDword;
+use measurements::kernel::{Array, Init, Kernel};
 use measurements::row::Evidence;
 use measurements::{Backend, Dataset, FloatMode, Job};
 use oracle_runner::collect::{self as co, Shard};
@@ -54,7 +60,8 @@ struct Loaded {
 #[derive(Default)]
 struct Fake {
     refuse_v5: bool,
-    allocations: HashMap<usize, (Vec<Slot>, u64, bool)>,
+    /// base -> (memory, pool, GPU access, bytes asked for)
+    allocations: HashMap<usize, (Vec<Slot>, u64, bool, usize)>,
     signals: HashMap<u64, i64>,
     queues: HashMap<u64, FakeQueue>,
     readers: HashMap<u64, Vec<u8>>,
@@ -183,7 +190,8 @@ unsafe extern "C" fn pool_allocate(
     with(|f| {
         let mut v = vec![Slot([0xa5; 64]); size.div_ceil(64)];
         let ptr = v.as_mut_ptr() as *mut c_void;
-        f.allocations.insert(ptr as usize, (v, p.handle, false));
+        f.allocations
+            .insert(ptr as usize, (v, p.handle, false, size));
         // SAFETY: the caller's out-pointer.
         unsafe { *out = ptr };
         OK
@@ -518,9 +526,29 @@ fn dwords(p: usize, n: usize) -> Vec<u32> {
 
 /// The allocation holding `bytes` at `p`, as (pool, GPU access).
 fn region(f: &Fake, p: usize, bytes: usize) -> Option<(u64, bool)> {
-    f.allocations.iter().find_map(|(&base, (v, pool, gpu))| {
-        (p >= base && p + bytes <= base + v.len() * 64).then_some((*pool, *gpu))
-    })
+    f.allocations
+        .iter()
+        .find_map(|(&base, (_, pool, gpu, size))| {
+            (p >= base && p + bytes <= base + size).then_some((*pool, *gpu))
+        })
+}
+
+/// The bytes from `p` to the end of the allocation holding it: all a kernel could reach of the buffer there.
+fn extent(f: &Fake, p: usize) -> usize {
+    f.allocations
+        .iter()
+        .find_map(|(&base, (_, _, _, size))| {
+            (p >= base && p < base + size).then(|| base + size - p)
+        })
+        .unwrap_or(0)
+}
+
+/// One array the kernel arguments point to: its name, address and contents as the GPU finds them (from the
+/// address to the end of its allocation).
+struct Seen {
+    name: &'static str,
+    at: usize,
+    dwords: Vec<u32>,
 }
 
 /// The packet processor: runs every packet up to the doorbell's value on the model.
@@ -549,27 +577,7 @@ fn process(f: &mut Fake, queue: u64) {
         assert_eq!(u32::from(wg[0]), grid[0], "one workgroup");
         let (group, kernel_object, kernarg, completion) =
             (u32_at(28), u64_at(32), u64_at(40) as usize, u64_at(56));
-        assert_eq!(
-            region(f, kernarg, 16),
-            Some((KERNARG_POOL, true)),
-            "the kernarg segment"
-        );
-        let args = dwords(kernarg, 4);
-        let (input, output) = (
-            (u64::from(args[0]) | u64::from(args[1]) << 32) as usize,
-            (u64::from(args[2]) | u64::from(args[3]) << 32) as usize,
-        );
         let threads = grid[0] as usize;
-        assert_eq!(
-            region(f, input, threads * 16),
-            Some((FINE_POOL, true)),
-            "the `in` array"
-        );
-        assert_eq!(
-            region(f, output, threads * 64),
-            Some((FINE_POOL, true)),
-            "the `out` array"
-        );
         // The descriptor and code, read at the kernel object as a GPU reads them.
         let (e, name) = f
             .symbols
@@ -578,6 +586,78 @@ fn process(f: &mut Fake, queue: u64) {
             .cloned()
             .expect("kernel_object is a loaded descriptor");
         let desc = dwords(kernel_object as usize, 16);
+        // The kernel arguments: the plain oracle-v1 layout (`in`, `out`: 16 bytes) or the one with buffers
+        // (56 bytes: `in`, `out`, `scratch`, the V#s over `in` and `scratch`), as the descriptor declares.
+        let kernarg_bytes = desc[2] as usize;
+        assert!(
+            kernarg_bytes == 16 || kernarg_bytes == 56,
+            "kernarg_size {kernarg_bytes}"
+        );
+        assert_eq!(
+            region(f, kernarg, kernarg_bytes),
+            Some((KERNARG_POOL, true)),
+            "the kernarg segment"
+        );
+        assert_eq!(kernarg % 16, 0, "the kernarg segment's alignment");
+        let args = dwords(kernarg, kernarg_bytes / 4);
+        let pointer = |i: usize| (u64::from(args[i]) | u64::from(args[i + 1]) << 32) as usize;
+        let names: &[&'static str] = if kernarg_bytes == 56 {
+            &["in", "out", "scratch"]
+        } else {
+            &["in", "out"]
+        };
+        let mut seen: Vec<Seen> = Vec::new();
+        for (k, &name) in names.iter().enumerate() {
+            let at = pointer(2 * k);
+            let least = match name {
+                "in" => threads * 16,
+                "out" => threads * 64,
+                _ => 4,
+            };
+            assert_eq!(
+                region(f, at, least),
+                Some((FINE_POOL, true)),
+                "the `{name}` array"
+            );
+            assert_eq!(at % 256, 0, "`{name}` at the alignment its kernel declares");
+            let n = extent(f, at) / 4;
+            seen.push(Seen {
+                name,
+                at,
+                dwords: dwords(at, n),
+            });
+        }
+        let mut user_data: Vec<String> = names
+            .iter()
+            .flat_map(|n| [format!("{n}.lo"), format!("{n}.hi")])
+            .collect();
+        if kernarg_bytes == 56 {
+            // Each V#: its base the array's address, its other words what the model is to read.
+            for (at, array) in [(6, 0), (10, 2)] {
+                let w = &args[at..at + 4];
+                let a = &seen[array];
+                assert_eq!(
+                    u64::from(w[0]) | u64::from(w[1] & 0xffff) << 32,
+                    a.at as u64,
+                    "the V# over `{}` starts at the array",
+                    a.name
+                );
+                assert_eq!(w[1] >> 30 & 1, 0, "no cache swizzle");
+                let mut hi = format!("{}.hi16", a.name);
+                if w[1] >> 16 & 0x3fff != 0 {
+                    hi.push_str(&format!("+stride{}", w[1] >> 16 & 0x3fff));
+                }
+                if w[1] >> 31 != 0 {
+                    hi.push_str("+swizzle");
+                }
+                user_data.extend([
+                    format!("{}.lo", a.name),
+                    hi,
+                    format!("{:08x}", w[2]),
+                    format!("{:08x}", w[3]),
+                ]);
+            }
+        }
         let entry = i64::from(desc[4]) | i64::from(desc[5]) << 32;
         let (rsrc1, rsrc2, props) = (desc[12], desc[13], desc[14] & 0xffff);
         assert_eq!(rsrc2 >> 1 & 31, 2, "two user SGPRs: the kernarg pointer");
@@ -594,22 +674,31 @@ fn process(f: &mut Fake, queue: u64) {
             dx10_clamp: rsrc1 & 1 << 21 != 0,
             fp16_ovfl: rsrc1 & 1 << 26 != 0,
         };
-        let inputs = dwords(input, threads * 4);
+        // The model runs the code over the arrays as found: their contents (the rows, the fills) are the
+        // dispatcher's, nothing is taken from the job it was made from.
+        let mut kernel = Kernel::oracle_v1(&fname, &words, wave, threads as u32, group);
+        kernel.user_data = user_data;
+        kernel.memory = seen
+            .iter()
+            .map(|a| Array {
+                name: a.name.into(),
+                bytes: 4 * a.dwords.len() as u32,
+                fill: HexDword(0),
+                align: 256,
+                init: vec![Init {
+                    dword_offset: 0,
+                    rows: false,
+                    dwords: a.dwords.iter().map(|&d| HexDword(d)).collect(),
+                }],
+            })
+            .collect();
         let job = Job {
             suite: "stand-in".into(),
-            kernel: std::sync::Arc::new(Kernel::oracle_v1(
-                &fname,
-                &words,
-                wave,
-                threads as u32,
-                group,
-            )),
+            kernel: std::sync::Arc::new(kernel),
             target: "gfx1036".into(),
             mode,
             dispatch: String::new(),
-            lanes: (0..threads)
-                .map(|l| (l as u32, inputs[4 * l..4 * l + 4].to_vec()))
-                .collect(),
+            lanes: vec![],
             independent_groups: false,
         };
         let model = reference_model::exec::ModelBackend {
@@ -621,11 +710,15 @@ fn process(f: &mut Fake, queue: u64) {
         f.dispatched += 1;
         match model.run(&job) {
             Ok(o) => {
-                let out = o.array("out").unwrap();
-                // SAFETY: checked above: threads * 16 dwords of the `out` allocation.
-                unsafe {
-                    std::ptr::copy_nonoverlapping(out.as_ptr(), output as *mut u32, threads * 16)
-                };
+                // Every array as the dispatch left it, back where the GPU found it.
+                for a in &seen {
+                    let now = o.array(a.name).unwrap();
+                    assert_eq!(now.len(), a.dwords.len());
+                    // SAFETY: checked above: the array's dwords lie in its allocation.
+                    unsafe {
+                        std::ptr::copy_nonoverlapping(now.as_ptr(), a.at as *mut u32, now.len())
+                    };
+                }
                 *f.signals.get_mut(&completion).unwrap() -= 1;
             }
             Err(measurements::BackendError::Timeout { .. }) => f.hung += 1,
@@ -893,4 +986,101 @@ operands = [["shift"]]
         .rows
         .values()
         .all(|r| r.row.cells[0].value == r.row.inputs[0]));
+}
+
+/// A template with buffers whose V#s the template declares: a short `in` (NUM_RECORDS 40), a swizzled
+/// `scratch` V# of its own stride, INDEX_STRIDE, format and DST_SEL, a fill, and a load of the `scratch`
+/// address from s[8:9]. Lane i (its index) stores at (i / 16) * 128 + (i % 16) * 4 (stride 8, 16 lanes, 4-byte
+/// elements): every lane its own dword, each 16-lane block's 64 bytes followed by 64 bytes of fill, and a
+/// lane's 8-byte slot written only by lanes of its own wave.
+const DECLARED: &str = r#"
+name = "declared-v-sharps"
+about = "the V# fields a template declares reach the kernel"
+settles = []
+body = """
+buffer_load_dword v10, v1, s[12:15], 0 offen
+buffer_load_format_xyzw v[11:14], v1, s[12:15], 0 offen
+v_mov_b32 v8, v0
+v_mov_b32 v9, 0
+buffer_store_dword v4, v[8:9], s[16:19], 0 idxen offen
+s_waitcnt_vscnt null, 0x0
+global_load_dwordx2 v[15:16], v2, s[8:9] glc dlc
+buffer_load_format_xyzw v[17:20], v[8:9], s[16:19], 0 idxen offen glc dlc
+s_waitcnt vmcnt(0)
+"""
+outputs = 11
+waves = [32, 64]
+operands = [["random:100:9"], ["random:100:10"]]
+combine = "zip"
+modes = ["c0/0/1/0", "f0/1/1/0"]
+
+[buffers]
+scratch_bytes = 8
+fill = "a5a5a5a5"
+
+[buffers.in]
+format = 56
+dst_sel = "wzyx"
+records = 40
+
+[buffers.scratch]
+stride = 8
+swizzle = true
+index_stride = 16
+format = 13
+dst_sel = "xy01"
+"#;
+
+#[test]
+fn buffer_templates_set_up_their_arrays_and_v_sharps_as_the_model_does() {
+    if !have_llvm_mc() {
+        return;
+    }
+    let _g = setup(false);
+    // A bundled template with a scratch array, its fill and a V# changed per wave, a dispatch with a padded
+    // wave; and one declaring every V# field.
+    for t in [
+        template("buffer-store-zero-fill"),
+        templates::Template::parse("declared.toml", DECLARED).unwrap(),
+    ] {
+        // A fresh stand-in for each (the previous device's executables are gone).
+        *fake() = Some(Fake::default());
+        let tmp = tempfile::tempdir().unwrap();
+        let (s, hw, dry, _) = both(&t, tmp.path(), dispatch::DEFAULT_TIMEOUT, true, 2);
+        assert!(s.failed.is_empty(), "{}: {:?}", t.name, s.failed);
+        assert_eq!(s.ran, t.cases().len());
+        assert_eq!(same_rows(&hw, &dry), s.rows, "{}", t.name);
+        assert!(s.rows > 0);
+        with(|f| assert!(f.allocations.is_empty(), "every buffer is freed"));
+    }
+    // The rows are not trivially equal: the fill shows where nothing was stored, and lanes past the short
+    // `in` read zeros.
+    *fake() = Some(Fake::default());
+    let tmp = tempfile::tempdir().unwrap();
+    let t = templates::Template::parse("declared.toml", DECLARED).unwrap();
+    let (_, hw, _, _) = both(&t, tmp.path(), dispatch::DEFAULT_TIMEOUT, false, 1);
+    let ds = Dataset::load(&[hw]).unwrap();
+    let rows = &ds.suites.values().next().unwrap().rows;
+    let lane = |l: u32| {
+        rows.values()
+            .find(|r| r.row.lane == l && r.row.kernel.contains("-w32-"))
+            .unwrap()
+            .row
+            .cells
+            .iter()
+            .map(|c| c.value)
+            .collect::<Vec<u32>>()
+    };
+    let (l0, l3, l8) = (lane(0), lane(3), lane(8));
+    assert_ne!(l0[0], 0, "lane 0 lies within NUM_RECORDS 40");
+    assert_eq!(l3[..5], [0; 5], "lane 3's element lies past NUM_RECORDS 40");
+    assert_eq!(
+        l8[5..7],
+        [0xa5a5_a5a5; 2],
+        "nothing is stored in lane 8's slot"
+    );
+    assert!(
+        !l0[5..7].contains(&0xa5a5_a5a5),
+        "lanes 0 and 1 store in lane 0's slot"
+    );
 }

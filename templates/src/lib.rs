@@ -26,10 +26,80 @@
 //! Operand classes ([`class_values`]): `f32` (the 14 f32 classes: +-0, +-1, +-inf, +-smallest denormal,
 //! quiet and signalling NaNs of both signs with payloads), `f16` (the same 14 in the low half; `f16x2` in
 //! both halves), `f64lo`/`f64hi` (the f64 classes' halves, zipped in pairs of input dwords), `int` (0, 1, -1,
-//! the extremes of i32 and u32, the sign bit, alternating bits), `shift` (0..63 and 64..), and
-//! `random:N:SEED` (N dwords of a fixed xorshift stream). `targets = ["gfx1013", ...]` limits a template to the
+//! the extremes of i32 and u32, the sign bit, alternating bits), `shift` (0..63 and 64..), `random:N:SEED`
+//! (N dwords of a fixed xorshift stream), `0xHEX` (that one value), `seq:START:STEP:N` (START + i * STEP for
+//! i = 0..N, wrapping; numbers decimal or `0x` hex: `seq:0x00010000:0x00080008:8192` counts every 16-bit code
+//! in pairs of halves), `each:K:CLASS` (every value of CLASS K times in a row) and `repeat:K:CLASS` (the whole
+//! list of CLASS K times), where CLASS may join several with `+` (`repeat:77:f32+int+random:232:5`), and
+//! `midpoints:N` (for every code k of an N-bit normalized field, the two f32 values around the midpoint
+//! (k + 0.5) / (2^N - 1), found exactly, and their negations; `midpoints:N:COUNT:SEED` for COUNT random k).
+//! A class expands to at most [`MAX_VALUES`] values. With `combine = "zip"`, `each` and `repeat` give a value
+//! every lane of a wave shares (`each:32:...`) beside values that change per lane (`repeat:...`), which is how
+//! a body picks a format, a stride or a V# field per wave. `targets = ["gfx1013", ...]` limits a template to the
 //! chips that have its instructions (`oracle collect` skips it elsewhere). Parse errors name the file, line and
 //! column.
+//!
+//! The reader is fuzzed (`tests/fuzz.rs`): class names built from the grammar's pieces, arbitrary bytes and
+//! mutations of every bundled template give `Ok` within the limits or a short error, never a panic; `each` and
+//! `repeat` nest at most [`MAX_NESTING`] deep. CI runs 512 cases of each target; `PROPTEST_CASES=1000000 cargo
+//! test -p templates --test fuzz` ran 10^6 of each crash-free in 162 s (debug build, shared 2-core VM,
+//! 2026-12-06).
+//!
+//! # Buffers
+//!
+//! A `[buffers]` table asks for the buffer extension of the layout, which gives the body buffer resources
+//! (V#s) over the inputs and over a scratch array of its own:
+//!
+//! ```toml
+//! [buffers]
+//! scratch_bytes = 48       # bytes of `scratch` per lane (0 to 1024, a multiple of 4; default 0)
+//! fill = "deadbeef"        # the dword `scratch` starts as (default 00000000)
+//!
+//! [buffers.scratch]        # fields of the V# over `scratch` (every key optional)
+//! format = 22              # FORMAT, word 3 bits 18:12 (buffer_*_format instructions use it)
+//! dst_sel = "xyzw"         # DST_SEL X..W: four of 0, 1, x, y, z, w
+//! oob_select = 3           # OOB_SELECT (3: raw, the byte offset against NUM_RECORDS)
+//! index_stride = 8         # INDEX_STRIDE in lanes (8, 16, 32, 64)
+//! add_tid = false          # ADD_TID_ENABLE
+//! stride = 0               # record stride in bytes (word 1 bits 29:16)
+//! swizzle = false          # SWIZZLE_ENABLE (word 1 bit 31)
+//! records = 64             # NUM_RECORDS (default: the array's size in bytes)
+//!
+//! [buffers.in]             # the same fields for the V# over `in`
+//! ```
+//!
+//! The prologue then also loads, from the kernel argument segment (56 bytes: the addresses of `in`, `out` and
+//! `scratch` at bytes 0, 8 and 16, the V# over `in` at 24, the V# over `scratch` at 40):
+//!
+//! | register | holds |
+//! |---|---|
+//! | `s[4:5]`, `s[6:7]` | the addresses of `in` and `out` (as without buffers) |
+//! | `s[8:9]` | the address of `scratch` (lane L's slot at byte `L * scratch_bytes`) |
+//! | `s[12:15]` | the V# over `in` (lane L's four inputs at byte `16 L`) |
+//! | `s[16:19]` | the V# over `scratch` |
+//! | v1 | the lane's byte offset in `in` (16 L), as without buffers |
+//! | v2 | the lane's byte offset in `scratch` (`L * scratch_bytes`) |
+//! | v3 | the lane's byte offset in `out` (64 L): the body keeps it, and `s[6:7]` |
+//!
+//! Both V#s default to [`Vsharp::RAW`]: a raw buffer (OOB_SELECT 3, no stride) over the whole array, FORMAT
+//! 32_FLOAT, DST_SEL X, Y, Z, W, word 3 0x31016fac as in the `agc-buffer-v1` peer kernels. A body that needs
+//! other fields per wave copies a V# into free SGPRs (s20 upwards) and changes them there, so one dispatch can
+//! use several formats. A format load reads a lane's inputs as its element
+//! (`tbuffer_load_format_xyzw v[10:13], v1, s[12:15], 0 format:[...] offen`); a format store writes into the
+//! lane's scratch slot, and after `s_waitcnt_vscnt null, 0x0` (the stores have reached memory)
+//! `buffer_load_dword* ... glc dlc` (past the vector L0 and L1 caches) brings the bytes back into v10..v25 as
+//! raw bits. A body that updates its inputs in memory (atomics) works on `in` through its V# or on a copy it
+//! stores in `scratch`. There is no V# over `out`: the epilogue overwrites every dword of the lane's 64 bytes
+//! of `out`, so nothing a body stored there would survive. Without `[buffers]` the kernel and its measurement
+//! IDs are exactly those of the plain layout.
+//!
+//! llvm-mc does not insert the wait states a compiler would, so a body keeps clear of the gfx10 hazards itself
+//! (LLVM `llvm/lib/Target/AMDGPU/GCNHazardRecognizer.cpp`, llvm/llvm-project
+//! d18555214feacd149f0bdf592b86f66dcb8f2d0a: `fixVMEMtoScalarWriteHazards`, `fixSMEMtoVectorWriteHazards`):
+//! no scalar instruction writes an SGPR that a vector memory instruction before it read, and no VALU
+//! instruction writes an SGPR that a scalar memory instruction before it read, unless a VALU instruction
+//! (resp. `s_waitcnt lgkmcnt(0)`) lies between; the bundled bodies set every V# up in full, in SGPRs of their
+//! own, before the first memory instruction that uses it.
 #![deny(missing_docs)]
 
 use serde::Deserialize;
@@ -242,6 +312,193 @@ struct File {
     lds_bytes: u32,
     #[serde(default)]
     targets: Vec<String>,
+    #[serde(default)]
+    buffers: Option<BuffersFile>,
+}
+
+/// The `[buffers]` table, as written.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BuffersFile {
+    #[serde(default)]
+    scratch_bytes: Option<u32>,
+    #[serde(default)]
+    fill: Option<String>,
+    #[serde(default, rename = "in")]
+    in_vsharp: Option<VsharpFile>,
+    #[serde(default)]
+    scratch: Option<VsharpFile>,
+}
+
+/// A `[buffers.in]` or `[buffers.scratch]` table, as written.
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct VsharpFile {
+    #[serde(default)]
+    format: Option<u32>,
+    #[serde(default)]
+    dst_sel: Option<String>,
+    #[serde(default)]
+    index_stride: Option<u32>,
+    #[serde(default)]
+    add_tid: Option<bool>,
+    #[serde(default)]
+    oob_select: Option<u32>,
+    #[serde(default)]
+    stride: Option<u32>,
+    #[serde(default)]
+    swizzle: Option<bool>,
+    #[serde(default)]
+    records: Option<u32>,
+}
+
+/// The fields of a buffer resource (V#) the extended `oracle-v1` prologue builds over an array (gfx10 layout:
+/// the RDNA 2 ISA guide's buffer resource table; LLVM `SIDefines.h` and Mesa `sid.h` name the word-3 fields).
+/// Word 0 is the array's address bits 31:0; word 1 its bits 47:32 with `stride` in bits 29:16 and `swizzle` in
+/// bit 31; word 2 NUM_RECORDS; word 3 [`Vsharp::word3`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Vsharp {
+    /// FORMAT, word 3 bits 18:12: the 7-bit gfx10 buffer format `buffer_*_format` instructions use (`tbuffer`
+    /// instructions carry their own).
+    pub format: u8,
+    /// DST_SEL_X..W, word 3 bits 11:0 in threes: 0 reads 0, 1 reads one, 4..7 component X..W.
+    pub dst_sel: [u8; 4],
+    /// INDEX_STRIDE in lanes (8, 16, 32 or 64), word 3 bits 22:21 (swizzled addressing).
+    pub index_stride: u32,
+    /// ADD_TID_ENABLE, word 3 bit 23.
+    pub add_tid: bool,
+    /// OOB_SELECT, word 3 bits 29:28 (3: raw, the byte offset against NUM_RECORDS).
+    pub oob_select: u8,
+    /// The record stride in bytes (0 to 16383), word 1 bits 29:16.
+    pub stride: u32,
+    /// SWIZZLE_ENABLE, word 1 bit 31.
+    pub swizzle: bool,
+    /// NUM_RECORDS (word 2); `None` for the array's size in bytes.
+    pub records: Option<u32>,
+}
+
+impl Vsharp {
+    /// A raw buffer over the whole array: format 32_FLOAT (22), DST_SEL X, Y, Z, W, OOB_SELECT 3, no stride:
+    /// word 3 0x31016fac, the word the `agc-buffer-v1` peer kernels use.
+    pub const RAW: Vsharp = Vsharp {
+        format: 22,
+        dst_sel: [4, 5, 6, 7],
+        index_stride: 8,
+        add_tid: false,
+        oob_select: 3,
+        stride: 0,
+        swizzle: false,
+        records: None,
+    };
+
+    /// Word 3: DST_SEL, FORMAT, INDEX_STRIDE, ADD_TID_ENABLE, RESOURCE_LEVEL (bit 24, 1 on gfx10 as Mesa's
+    /// `ac_build_buffer_descriptor` sets it) and OOB_SELECT; TYPE (bits 31:30) 0, a buffer.
+    pub fn word3(&self) -> u32 {
+        let sel = self
+            .dst_sel
+            .iter()
+            .enumerate()
+            .fold(0, |w, (i, &s)| w | u32::from(s) << (3 * i));
+        sel | u32::from(self.format) << 12
+            | self.index_stride.trailing_zeros().saturating_sub(3) << 21
+            | u32::from(self.add_tid) << 23
+            | 1 << 24
+            | u32::from(self.oob_select) << 28
+    }
+
+    fn parse(f: Option<VsharpFile>, what: &str) -> Result<Vsharp, String> {
+        let f = f.unwrap_or_default();
+        let mut v = Vsharp::RAW;
+        if let Some(x) = f.format {
+            v.format = u8::try_from(x)
+                .ok()
+                .filter(|&x| x < 128)
+                .ok_or_else(|| format!("{what}: format {x} (0 to 127)"))?;
+        }
+        if let Some(sel) = f.dst_sel {
+            let codes: Vec<u8> = sel
+                .chars()
+                .map(|c| match c {
+                    '0' => Some(0),
+                    '1' => Some(1),
+                    'x' => Some(4),
+                    'y' => Some(5),
+                    'z' => Some(6),
+                    'w' => Some(7),
+                    _ => None,
+                })
+                .collect::<Option<_>>()
+                .filter(|c: &Vec<u8>| c.len() == 4)
+                .ok_or_else(|| {
+                    format!("{what}: dst_sel `{sel}` is four of 0, 1, x, y, z, w (e.g. \"wzyx\")")
+                })?;
+            v.dst_sel.copy_from_slice(&codes);
+        }
+        if let Some(x) = f.index_stride {
+            if ![8, 16, 32, 64].contains(&x) {
+                return Err(format!("{what}: index_stride {x} (8, 16, 32 or 64)"));
+            }
+            v.index_stride = x;
+        }
+        if let Some(x) = f.oob_select {
+            v.oob_select = u8::try_from(x)
+                .ok()
+                .filter(|&x| x < 4)
+                .ok_or_else(|| format!("{what}: oob_select {x} (0 to 3)"))?;
+        }
+        if let Some(x) = f.stride {
+            if x >= 1 << 14 {
+                return Err(format!("{what}: stride {x} (0 to 16383)"));
+            }
+            v.stride = x;
+        }
+        v.add_tid = f.add_tid.unwrap_or(false);
+        v.swizzle = f.swizzle.unwrap_or(false);
+        v.records = f.records;
+        Ok(v)
+    }
+}
+
+/// The buffer extension of the `oracle-v1` layout a template asks for with a `[buffers]` table ([crate
+/// docs](crate), "Buffers").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Buffers {
+    /// Bytes per lane of the `scratch` array (a multiple of 4, 0 to 1024; 0 for a template that only reads
+    /// `in` through its V#): lane L's slot starts at byte `L * scratch_bytes`.
+    pub scratch_bytes: u32,
+    /// The dword every byte of `scratch` starts as.
+    pub fill: u32,
+    /// The V# over `in`, in `s[12:15]`.
+    pub in_vsharp: Vsharp,
+    /// The V# over `scratch`, in `s[16:19]`.
+    pub scratch_vsharp: Vsharp,
+}
+
+impl Buffers {
+    fn parse(f: BuffersFile) -> Result<Buffers, String> {
+        let scratch_bytes = f.scratch_bytes.unwrap_or(0);
+        if scratch_bytes % 4 != 0 || scratch_bytes > 1024 {
+            return Err(format!(
+                "buffers: scratch_bytes = {scratch_bytes}: a multiple of 4 from 0 to 1024"
+            ));
+        }
+        let fill = match f.fill {
+            None => 0,
+            Some(t) => {
+                let h = t.strip_prefix("0x").unwrap_or(&t);
+                u32::from_str_radix(h, 16)
+                    .ok()
+                    .filter(|_| h.len() == 8)
+                    .ok_or_else(|| format!("buffers: fill `{t}` is not 8 hex digits"))?
+            }
+        };
+        Ok(Buffers {
+            scratch_bytes,
+            fill,
+            in_vsharp: Vsharp::parse(f.in_vsharp, "buffers.in")?,
+            scratch_vsharp: Vsharp::parse(f.scratch, "buffers.scratch")?,
+        })
+    }
 }
 
 /// The gfx10 chips a template may name in `targets`.
@@ -289,6 +546,8 @@ pub struct Template {
     /// The chips whose instruction set has the body's instructions (gfx10.3 lacks `v_mad_f32`, `v_mac_f32`
     /// and `v_mac_legacy_f32`; gfx1010 and gfx1013 lack `v_dot2_f32_f16`); empty for every gfx10 chip.
     pub targets: Vec<String>,
+    /// The buffer extension of the layout (`[buffers]`), or `None` for the plain `oracle-v1` kernel.
+    pub buffers: Option<Buffers>,
 }
 
 /// One dispatch of a template.
@@ -311,8 +570,88 @@ impl Case {
     }
 }
 
+/// The most values one operand class may expand to (and the most operand combinations of a template).
+pub const MAX_VALUES: u64 = 1 << 24;
+
+/// `text` cut to 80 characters for a message (a class name may be as long as its file).
+fn truncate(text: &str) -> String {
+    match text.char_indices().nth(80) {
+        None => text.to_string(),
+        Some((cut, _)) => format!("{}...({} bytes)", &text[..cut], text.len()),
+    }
+}
+
+/// A number in a class name: `0x` and hex digits, or decimal.
+fn number(text: &str, what: &str, class: &str) -> Result<u32, String> {
+    let parsed = match text.strip_prefix("0x") {
+        Some(h) if !h.is_empty() && h.len() <= 8 => u32::from_str_radix(h, 16).ok(),
+        Some(_) => None,
+        None => text.parse().ok(),
+    };
+    parsed.ok_or_else(|| {
+        format!("`{class}`: {what} `{text}` is not a 32-bit number (decimal or 0x hex)")
+    })
+}
+
+/// A count in a class name, 1 to `max`.
+fn count(text: &str, what: &str, class: &str, max: u64) -> Result<u32, String> {
+    number(text, what, class)
+        .ok()
+        .filter(|&n| n >= 1 && u64::from(n) <= max)
+        .ok_or_else(|| format!("`{class}`: {what} must be 1 to {max}"))
+}
+
+/// The f32 just above `x` (both positive and finite).
+fn next_up(x: f32) -> f32 {
+    f32::from_bits(x.to_bits() + 1)
+}
+
+/// Whether the positive normal f32 `x` is at most (2k + 1) / (2d), decided exactly in integers: x = m 2^e with a
+/// 24-bit m and e < 0 (the midpoints lie in (2^-18, 1)), so the comparison is m * 2d <= (2k + 1) * 2^-e.
+fn at_most_midpoint(x: f32, k: u32, d: u32) -> bool {
+    let bits = x.to_bits();
+    let m = u128::from(bits & 0x7f_ffff | 0x80_0000);
+    let e = (bits >> 23) as i32 - 127 - 23;
+    debug_assert!(e < 0 && e > -100);
+    m * 2 * u128::from(d) <= (2 * u128::from(k) + 1) << (-e) as u32
+}
+
+/// The two f32 values around the midpoint (k + 0.5) / d between the codes k and k + 1 of a normalized format
+/// with d = 2^n - 1: the largest f32 at most the midpoint and the f32 above it, found by exact comparison (the
+/// f64 quotient only gives the start). For n = 1 the midpoint is 0.5 itself, an exact tie.
+fn midpoint_pair(k: u32, d: u32) -> (u32, u32) {
+    let mut a = ((2.0 * f64::from(k) + 1.0) / (2.0 * f64::from(d))) as f32;
+    while !at_most_midpoint(a, k, d) {
+        a = f32::from_bits(a.to_bits() - 1);
+    }
+    while at_most_midpoint(next_up(a), k, d) {
+        a = next_up(a);
+    }
+    (a.to_bits(), next_up(a).to_bits())
+}
+
+/// The xorshift stream of the `random` classes for `seed`.
+fn stream(seed: u64) -> impl FnMut() -> u32 {
+    let mut s = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+    move || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        (s >> 16) as u32
+    }
+}
+
+/// How deep `each` and `repeat` may nest (`each:2:repeat:3:f32` is two deep): far past any use, and it keeps a
+/// hostile class name from recursing as deep as it is long.
+pub const MAX_NESTING: u32 = 8;
+
 /// The values of operand class `name` ([crate docs](crate)).
 pub fn class_values(name: &str) -> Result<Vec<u32>, String> {
+    class_at(name, 0)
+}
+
+fn class_at(name: &str, depth: u32) -> Result<Vec<u32>, String> {
+    let shown = truncate(name);
     Ok(match name {
         "f32" => F32_CLASSES.to_vec(),
         "f16" => F16_CLASSES.iter().map(|&h| u32::from(h)).collect(),
@@ -328,32 +667,111 @@ pub fn class_values(name: &str) -> Result<Vec<u32>, String> {
         "f64hi" => F64_CLASSES.iter().map(|&d| (d >> 32) as u32).collect(),
         "int" => INT_CLASSES.to_vec(),
         "shift" => (0..=70).collect(),
+        other if other.starts_with("0x") => vec![number(other, "the value", &shown)?],
         other => {
-            let Some(rest) = other.strip_prefix("random:") else {
-                return Err(format!(
-                    "`{other}` is no operand class (f32, f16, f16x2, f64lo, f64hi, int, shift, random:N:SEED)"
-                ));
-            };
-            let (n, seed) = rest
-                .split_once(':')
-                .ok_or_else(|| format!("`{other}`: random classes are random:N:SEED"))?;
-            let n: u32 = n
-                .parse()
-                .ok()
-                .filter(|n| (1..=65_536).contains(n))
-                .ok_or_else(|| format!("`{other}`: N must be 1 to 65536"))?;
-            let mut s: u64 = seed
-                .parse()
-                .map_err(|_| format!("`{other}`: SEED must be a decimal integer"))?;
-            s = s.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
-            (0..n)
-                .map(|_| {
-                    s ^= s << 13;
-                    s ^= s >> 7;
-                    s ^= s << 17;
-                    (s >> 16) as u32
-                })
-                .collect()
+            let (kind, rest) = other.split_once(':').unwrap_or((other, ""));
+            match kind {
+                "random" => {
+                    let (n, seed) = rest
+                        .split_once(':')
+                        .ok_or_else(|| format!("`{shown}`: random classes are random:N:SEED"))?;
+                    let n: u32 = n
+                        .parse()
+                        .ok()
+                        .filter(|n| (1..=65_536).contains(n))
+                        .ok_or_else(|| format!("`{shown}`: N must be 1 to 65536"))?;
+                    let seed: u64 = seed
+                        .parse()
+                        .map_err(|_| format!("`{shown}`: SEED must be a decimal integer"))?;
+                    let mut next = stream(seed);
+                    (0..n).map(|_| next()).collect()
+                }
+                "seq" => {
+                    let parts: Vec<&str> = rest.split(':').collect();
+                    let [start, step, n] = parts[..] else {
+                        return Err(format!("`{shown}`: sequences are seq:START:STEP:N"));
+                    };
+                    let start = number(start, "START", &shown)?;
+                    let step = number(step, "STEP", &shown)?;
+                    let n = count(n, "N", &shown, MAX_VALUES)?;
+                    // Wrapping: a step of 0x00080008 from 0x00010000 counts halves without carries.
+                    (0..n).map(|i| start.wrapping_add(i.wrapping_mul(step))).collect()
+                }
+                "each" | "repeat" => {
+                    if depth >= MAX_NESTING {
+                        return Err(format!(
+                            "`{shown}`: each and repeat nest at most {MAX_NESTING} deep"
+                        ));
+                    }
+                    let (k, inner) = rest.split_once(':').ok_or_else(|| {
+                        format!("`{shown}`: {kind}:K:CLASS repeats other classes (CLASS+CLASS+...)")
+                    })?;
+                    let k = count(k, "K", &shown, 65_536)?;
+                    // `+` joins several classes into the list repeated.
+                    let mut values = Vec::new();
+                    for c in inner.split('+') {
+                        values.extend(
+                            class_at(c, depth + 1)
+                                .map_err(|m| format!("in `{shown}`: {m}"))?,
+                        );
+                        if values.len() as u64 > MAX_VALUES {
+                            return Err(format!("`{shown}`: more than {MAX_VALUES} values"));
+                        }
+                    }
+                    if values.len() as u64 * u64::from(k) > MAX_VALUES {
+                        return Err(format!(
+                            "`{shown}`: {} values, at most {MAX_VALUES}",
+                            values.len() as u64 * u64::from(k)
+                        ));
+                    }
+                    if kind == "each" {
+                        values
+                            .iter()
+                            .flat_map(|&v| std::iter::repeat_n(v, k as usize))
+                            .collect()
+                    } else {
+                        values.repeat(k as usize)
+                    }
+                }
+                "midpoints" => {
+                    let parts: Vec<&str> = rest.split(':').collect();
+                    let (n, pick) = match parts[..] {
+                        [n] => (n, None),
+                        [n, c, seed] => (n, Some((c, seed))),
+                        _ => {
+                            return Err(format!(
+                                "`{shown}`: midpoints:N (every code) or midpoints:N:COUNT:SEED"
+                            ))
+                        }
+                    };
+                    let n = count(n, "N", &shown, 16)?;
+                    let d = (1u32 << n) - 1;
+                    // The midpoints between codes k and k + 1 for k = 0 .. 2^n - 2.
+                    let ks: Vec<u32> = match pick {
+                        None => (0..d).collect(),
+                        Some((c, seed)) => {
+                            let c = count(c, "COUNT", &shown, 65_536)?;
+                            let seed: u64 = seed.parse().map_err(|_| {
+                                format!("`{shown}`: SEED must be a decimal integer")
+                            })?;
+                            let mut next = stream(seed);
+                            (0..c).map(|_| next() % d).collect()
+                        }
+                    };
+                    ks.iter()
+                        .flat_map(|&k| {
+                            let (a, b) = midpoint_pair(k, d);
+                            [a, b, a | 0x8000_0000, b | 0x8000_0000]
+                        })
+                        .collect()
+                }
+                _ => {
+                    return Err(format!(
+                        "`{shown}` is no operand class (f32, f16, f16x2, f64lo, f64hi, int, shift, 0xHEX, \
+                         random:N:SEED, seq:START:STEP:N, each:K:CLASS, repeat:K:CLASS, midpoints:N[:COUNT:SEED])"
+                    ))
+                }
+            }
         }
     })
 }
@@ -504,6 +922,11 @@ impl Template {
             let mut v = Vec::new();
             for c in classes {
                 v.extend(class_values(c).map_err(|m| err(format!("operand {i}: {m}")))?);
+                if v.len() as u64 > MAX_VALUES {
+                    return Err(err(format!(
+                        "operand {i}: more than {MAX_VALUES} values in one list"
+                    )));
+                }
             }
             operands.push(v);
         }
@@ -514,12 +937,20 @@ impl Template {
             )));
         }
         let count: u64 = match f.combine {
-            Combine::Cartesian => operands.iter().map(|o| o.len() as u64).product(),
+            Combine::Cartesian => operands
+                .iter()
+                .try_fold(1u64, |n, o| n.checked_mul(o.len() as u64))
+                .unwrap_or(u64::MAX),
             Combine::Zip => operands[0].len() as u64,
         };
-        if count > 1 << 24 {
+        if count > MAX_VALUES {
             return Err(err(format!(
-                "{count} operand combinations: at most 2^24 per template"
+                "{} operand combinations: at most 2^24 per template",
+                if count == u64::MAX {
+                    "2^64 or more".to_string()
+                } else {
+                    count.to_string()
+                }
             )));
         }
         let modes = match f.modes {
@@ -547,7 +978,9 @@ impl Template {
                 CHIPS.join(", ")
             )));
         }
+        let buffers = f.buffers.map(Buffers::parse).transpose().map_err(err)?;
         Ok(Template {
+            buffers,
             targets: f.targets,
             name: f.name,
             about: f.about,
@@ -622,6 +1055,90 @@ impl Template {
 
 /// The bundled templates: (file name, text).
 pub const BUNDLED: &[(&str, &str)] = &[
+    (
+        "atomic-float-f32.toml",
+        include_str!("../bundled/atomic-float-f32.toml"),
+    ),
+    (
+        "atomic-float-f64.toml",
+        include_str!("../bundled/atomic-float-f64.toml"),
+    ),
+    (
+        "buffer-d16-load-convert.toml",
+        include_str!("../bundled/buffer-d16-load-convert.toml"),
+    ),
+    (
+        "buffer-d16-load-norm16.toml",
+        include_str!("../bundled/buffer-d16-load-norm16.toml"),
+    ),
+    (
+        "buffer-d16-store-convert.toml",
+        include_str!("../bundled/buffer-d16-store-convert.toml"),
+    ),
+    (
+        "buffer-load-16-float.toml",
+        include_str!("../bundled/buffer-load-16-float.toml"),
+    ),
+    (
+        "buffer-load-16-int.toml",
+        include_str!("../bundled/buffer-load-16-int.toml"),
+    ),
+    (
+        "buffer-load-16-norm.toml",
+        include_str!("../bundled/buffer-load-16-norm.toml"),
+    ),
+    (
+        "buffer-load-16-scaled.toml",
+        include_str!("../bundled/buffer-load-16-scaled.toml"),
+    ),
+    (
+        "buffer-load-f16-f10.toml",
+        include_str!("../bundled/buffer-load-f16-f10.toml"),
+    ),
+    (
+        "buffer-load-format.toml",
+        include_str!("../bundled/buffer-load-format.toml"),
+    ),
+    (
+        "buffer-load-packed.toml",
+        include_str!("../bundled/buffer-load-packed.toml"),
+    ),
+    (
+        "buffer-load-small-float.toml",
+        include_str!("../bundled/buffer-load-small-float.toml"),
+    ),
+    (
+        "buffer-store-extra-components.toml",
+        include_str!("../bundled/buffer-store-extra-components.toml"),
+    ),
+    (
+        "buffer-store-float-nan.toml",
+        include_str!("../bundled/buffer-store-float-nan.toml"),
+    ),
+    (
+        "buffer-store-int-saturate.toml",
+        include_str!("../bundled/buffer-store-int-saturate.toml"),
+    ),
+    (
+        "buffer-store-norm-tie.toml",
+        include_str!("../bundled/buffer-store-norm-tie.toml"),
+    ),
+    (
+        "buffer-store-norm.toml",
+        include_str!("../bundled/buffer-store-norm.toml"),
+    ),
+    (
+        "buffer-store-scaled.toml",
+        include_str!("../bundled/buffer-store-scaled.toml"),
+    ),
+    (
+        "buffer-store-zero-fill.toml",
+        include_str!("../bundled/buffer-store-zero-fill.toml"),
+    ),
+    (
+        "buffer-swizzle.toml",
+        include_str!("../bundled/buffer-swizzle.toml"),
+    ),
     (
         "cdbg-not-taken.toml",
         include_str!("../bundled/cdbg-not-taken.toml"),
@@ -757,6 +1274,22 @@ pub const BUNDLED: &[(&str, &str)] = &[
     (
         "saveexec-width.toml",
         include_str!("../bundled/saveexec-width.toml"),
+    ),
+    (
+        "smem-atomics.toml",
+        include_str!("../bundled/smem-atomics.toml"),
+    ),
+    (
+        "smem-buffer-range-x16.toml",
+        include_str!("../bundled/smem-buffer-range-x16.toml"),
+    ),
+    (
+        "smem-buffer-range.toml",
+        include_str!("../bundled/smem-buffer-range.toml"),
+    ),
+    (
+        "smem-cache-ops.toml",
+        include_str!("../bundled/smem-cache-ops.toml"),
     ),
     (
         "transcendental-f32.toml",
