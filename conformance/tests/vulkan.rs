@@ -734,6 +734,48 @@ fn buffer_global_and_f64_lds_atomics_match_the_model() {
     float_kernel_matches(MEMORY_ATOMICS, &special, &modes, 16);
 }
 
+/// The cube-map operations with source and output modifiers, v_cvt_pk_u8_f32 and the f16 FMAs with a literal.
+const CUBE_PK_U8_FMAK: &str = "v_lshlrev_b32 v1, 4, v0\n\
+    buffer_load_dwordx4 v[10:13], v1, s[0:3], 0 offen\ns_waitcnt vmcnt(0)\n\
+    v_cubeid_f32 v20, v10, v11, v12\nv_cubesc_f32 v21, -v10, |v11|, v12\n\
+    v_cubetc_f32 v22, v10, v11, -|v12|\nv_cubema_f32 v23, v10, v11, v12 mul:2\n\
+    v_cubema_f32 v24, v12, v10, v11 clamp\nv_mov_b32 v25, v11\nv_cvt_pk_u8_f32 v25, v10, v13, v11\n\
+    v_mov_b32 v26, v13\nv_fmamk_f16 v26, v10, 0x3c01, v11\nv_mov_b32 v27, v13\n\
+    v_fmaak_f16 v27, v11, v12, 0xbc00\nv_cvt_pk_u8_f32 v28, -|v12|, 2, v13\n\
+    v_cubeid_f32 v29, v13, v12, v11\nv_cubesc_f32 v30, v12, v13, v10\nv_cubetc_f32 v31, v11, v13, v12\n\
+    v_cubema_f32 v32, v11, v12, v13\nv_mov_b32 v33, 0\nv_mov_b32 v34, 0\nv_mov_b32 v35, 0\n\
+    v_lshlrev_b32 v1, 6, v0\n\
+    buffer_store_dwordx4 v[20:23], v1, s[4:7], 0 offen\n\
+    buffer_store_dwordx4 v[24:27], v1, s[4:7], 0 offen offset:16\n\
+    buffer_store_dwordx4 v[28:31], v1, s[4:7], 0 offen offset:32\n\
+    buffer_store_dwordx4 v[32:35], v1, s[4:7], 0 offen offset:48\ns_endpgm";
+
+#[test]
+fn cube_ops_pk_u8_and_f16_literal_fmas_match_the_model_in_every_float_mode() {
+    let special = [
+        0u32,
+        0x8000_0000,
+        0x8000_0001,
+        0x3f80_0000,
+        0xbf80_0000,
+        0x437f_0000,
+        0x3f00_0000,
+        0x7f80_0000,
+        0xff80_0000,
+        0x7fa0_0001,
+        0xffc0_0000,
+        0x3c00_bc00,
+        0x0001_7c00,
+    ];
+    let modes = [
+        (0xc0u8, false, false),
+        (0xf3, true, true),
+        (0x35, false, true),
+        (0xe2, true, false),
+    ];
+    float_kernel_matches(CUBE_PK_U8_FMAK, &special, &modes, 16);
+}
+
 /// Every float compare condition on f32 (VOPC into VCC, VOP3 into an SGPR with modifiers) and f16, through
 /// v_cndmask.
 const COMPARES: &str = "v_lshlrev_b32 v1, 4, v0\n\

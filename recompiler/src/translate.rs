@@ -649,6 +649,12 @@ pub(crate) enum FloatOp {
     Log2,
     /// v_sin (false) or v_cos (true), x in turns ([`crate::sem::trans::sincos`]).
     SinCos(bool),
+    /// v_cubeid (0), v_cubesc (1), v_cubetc (2), v_cubema (3): cube-map face and coordinates
+    /// ([`crate::sem::float::cube`]).
+    Cube(u32),
+    /// v_cvt_pk_u8_f32: source 0 rounded in the mode and saturated to a byte, placed in byte `src1[1:0]` of
+    /// source 2 (integer sources 1 and 2, an integer result).
+    PkU8,
     /// v_div_fixup: the special cases of source 2 / source 1 around the estimate in source 0.
     DivFixup,
     /// v_div_fmas: an FMA scaled by the lane's VCC bit ([`crate::sem::float::div_fmas`]); [`float_alu`] and
@@ -733,6 +739,13 @@ pub(crate) fn float_op(op: Op) -> Option<(Fmt, FloatOp)> {
         VExpF16 => (F16, Exp2),
         VLogF16 => (F16, Log2),
         VSinF32 => (F32, SinCos(false)),
+        VCubeidF32 => (F32, Cube(0)),
+        VCubescF32 => (F32, Cube(1)),
+        VCubetcF32 => (F32, Cube(2)),
+        VCubemaF32 => (F32, Cube(3)),
+        VCvtPkU8F32 => (F32, PkU8),
+        VFmamkF16 => (F16, FmaMk),
+        VFmaakF16 => (F16, Fma(FmaC::K)),
         VCosF32 => (F32, SinCos(true)),
         VSinF16 => (F16, SinCos(false)),
         VCosF16 => (F16, SinCos(true)),
@@ -912,8 +925,8 @@ fn float_alu(
     let mut s = raw;
     if !int_source {
         for (i, v) in s.iter_mut().enumerate() {
-            // v_ldexp's exponent is an integer.
-            if !(f == FloatOp::Ldexp && i == 1) {
+            // v_ldexp's exponent and v_cvt_pk_u8's byte index and accumulator are integers.
+            if !(f == FloatOp::Ldexp && i == 1 || f == FloatOp::PkU8 && i > 0) {
                 *v = float_source(cx, inst, i as u32, *v, sign);
             }
         }
@@ -936,7 +949,13 @@ fn float_alu(
         Some(FmaC::Vdst) => old,
         Some(FmaC::K) => {
             let o = cx.op(inst, Role::K, pc)?;
-            cx.vread(o, false, inst, pc)?
+            let k = cx.vread(o, false, inst, pc)?;
+            // The f16 forms take the literal's low half.
+            if fmt == F16 {
+                cx.e.bink(Bin::And, k, 0xffff)
+            } else {
+                k
+            }
         }
         _ => c,
     };
@@ -965,6 +984,7 @@ fn float_alu(
             | FloatOp::Norm(_)
             | FloatOp::PkNorm(_)
             | FloatOp::PkNorm16(_)
+            | FloatOp::PkU8
     ) {
         r
     } else {
@@ -1286,6 +1306,8 @@ pub(crate) fn float_value(
         }
         FloatOp::Log2 => crate::sem::trans::log2(e, &env, a),
         FloatOp::SinCos(cos) => crate::sem::trans::sincos(e, &env, a, cos),
+        FloatOp::Cube(k) => fp::cube(e, &env, k, a, b, c),
+        FloatOp::PkU8 => fp::cvt_pk_u8(e, &env, a, b, c),
         FloatOp::FrexpMant => fp::frexp_mant(e, &env, a),
         FloatOp::FrexpExp if fmt == F16 => {
             let x = fp::frexp_exp(e, &env, a);
@@ -1319,7 +1341,7 @@ pub(crate) fn float_value(
         FloatOp::Add | FloatOp::Sub | FloatOp::Subrev | FloatOp::Mul => {
             fp::ovfl16(e, &env, r, &[a, b])
         }
-        FloatOp::Fma(_) => fp::ovfl16(e, &env, r, &[a, b, c]),
+        FloatOp::Fma(_) | FloatOp::FmaMk => fp::ovfl16(e, &env, r, &[a, b, c]),
         FloatOp::Ldexp | FloatOp::Recip(_) | FloatOp::Exp2 | FloatOp::Log2 | FloatOp::SinCos(_) => {
             fp::ovfl16(e, &env, r, &[a])
         }
@@ -1758,6 +1780,8 @@ fn vector(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
                 | FloatOp::Med3
                 | FloatOp::DivFixup
                 | FloatOp::DivFmas
+                | FloatOp::Cube(_)
+                | FloatOp::PkU8
         );
         let mut raw = [cx.e.k32(0); 3];
         for (i, role) in [Role::Src0, Role::Src1, Role::Src2].into_iter().enumerate() {

@@ -2102,3 +2102,89 @@ fn f64_reciprocals_and_roots_match_the_model_in_every_mode() {
         bad.join("\n")
     );
 }
+
+#[test]
+fn cube_ops_and_pk_u8_match_the_model_in_every_mode() {
+    use reference_model::float::{cubeid_f32, cubema_f32, cubesc_f32, cubetc_f32, cvt_pk_u8_f32};
+    // Triples of special classes (ties of the magnitudes, NaNs, signed zeros and denormals on every axis)
+    // and random operands; integers and halves around 0..256 for the byte conversion.
+    let mut t: Vec<[u32; 3]> = Vec::new();
+    let cls = [
+        0u32,
+        0x8000_0000,
+        1,
+        0x8000_0001,
+        0x3f80_0000,
+        0xbf80_0000,
+        0x7f80_0000,
+        0xff80_0000,
+        0x7fc0_0000,
+        0xffa0_0001,
+        0x7f7f_ffff,
+        0x4000_0000,
+    ];
+    for &a in &cls {
+        for &b in &cls {
+            for &c in &cls {
+                t.push([a, b, c]);
+            }
+        }
+    }
+    let mut r = Rng(89);
+    for i in 0..4000u32 {
+        let a = r.operand();
+        let b = if i % 3 == 0 {
+            a ^ (r.next() & 0x8000_0001)
+        } else {
+            r.operand()
+        };
+        t.push([a, b, r.operand()]);
+    }
+    let mut xs: Vec<u32> = (0..600u32)
+        .flat_map(|k| {
+            let v = k as f32 / 2.0 - 20.0;
+            [v.to_bits(), v.to_bits() + 1, v.to_bits().wrapping_sub(1)]
+        })
+        .collect();
+    xs.extend(SPECIAL.iter().flat_map(|&v| [v, v ^ 0x8000_0000]));
+    let mut bad = Vec::new();
+    for m in modes() {
+        let e = &mut Eval;
+        let word = e.k32(m.to_hwreg());
+        let env = soft::env(e, word);
+        for &[a, b, c] in &t {
+            let (x, y, z) = (e.k32(a), e.k32(b), e.k32(c));
+            for (k, want) in [
+                cubeid_f32(m, a, b, c),
+                cubesc_f32(m, a, b, c),
+                cubetc_f32(m, a, b, c),
+                cubema_f32(m, a, b, c),
+            ]
+            .into_iter()
+            .enumerate()
+            {
+                let got = soft::cube(e, &env, k as u32, x, y, z).u() as u32;
+                if got != want && bad.len() < 12 {
+                    bad.push(format!(
+                        "cube {k} mode {:#x} ieee {}: {a:#010x} {b:#010x} {c:#010x}: got {got:#010x}, model {want:#010x}",
+                        m.float_mode, m.ieee
+                    ));
+                }
+            }
+        }
+        for (i, &x) in xs.iter().enumerate() {
+            let sel = i as u32 * 7;
+            let acc = 0x1234_5678u32.rotate_left(i as u32);
+            let (xv, sv, av) = (e.k32(x), e.k32(sel), e.k32(acc));
+            let got = soft::cvt_pk_u8(e, &env, xv, sv, av).u() as u32;
+            let want = cvt_pk_u8_f32(m, x, sel, acc);
+            if got != want && bad.len() < 24 {
+                bad.push(format!(
+                    "pk_u8 mode {:#x}: {x:#010x} sel {sel}: got {got:#010x}, model {want:#010x}",
+                    m.float_mode
+                ));
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}

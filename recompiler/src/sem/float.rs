@@ -1656,6 +1656,135 @@ fn sqrt64_steps<L: Lower>(e: &mut L, env: &Env<L::V>, m: L::V, ex: L::V) -> L::V
     round_pack(e, env, z32, sig, exp)
 }
 
+/// `v_cubeid_f32` (`k` 0), `v_cubesc_f32` (1), `v_cubetc_f32` (2) and `v_cubema_f32` (3) on f32 sources with
+/// their modifiers, as the model's (rule `cube.ops`): the major axis is z when |z| >= |x| and |z| >= |y|, else y
+/// when |y| >= |x|, else x (a comparison with a NaN fails); the face index counts a negative non-zero axis
+/// value (a NaN by its sign) as the face after the positive one; the coordinates pick and negate sources by
+/// the signs of the axis values as floats (below zero: not a NaN, not a zero), a NaN result quieted only under
+/// IEEE_MODE; `v_cubema` doubles the axis value as `v_mul_f32` would, a NaN passed as the others.
+pub fn cube<L: Lower>(e: &mut L, env: &Env<L::V>, k: u32, x: L::V, y: L::V, z: L::V) -> L::V {
+    let f = env.fmt;
+    let mag = |e: &mut L, v: L::V| e.bink(Bin::And, v, 0x7fff_ffff);
+    let (ax, ay, az) = (mag(e, x), mag(e, y), mag(e, z));
+    let ge = |e: &mut L, a: L::V, b: L::V| {
+        let na = is_nan(e, f, a);
+        let nb = is_nan(e, f, b);
+        let any = e.bor(na, nb);
+        let ok = e.bnot(any);
+        let c = e.cmp(Cmp::UGe, a, b);
+        e.band(ok, c)
+    };
+    let zx = ge(e, az, ax);
+    let zy = ge(e, az, ay);
+    let on_z = e.band(zx, zy);
+    let yx = ge(e, ay, ax);
+    let not_z = e.bnot(on_z);
+    let on_y = e.band(not_z, yx);
+    let z32 = e.k32(0);
+    // Below zero as a float, and (for the face index) a set sign on a non-zero magnitude.
+    let below = |e: &mut L, v: L::V, m: L::V| {
+        let s = e.bink(Bin::LShr, v, 31);
+        let s = e.nz(s);
+        let nz = e.cmp(Cmp::Ne, m, z32);
+        let nan = is_nan(e, f, v);
+        let ok = e.bnot(nan);
+        let neg = e.band(s, nz);
+        (neg, e.band(neg, ok))
+    };
+    let (sx, bx) = below(e, x, ax);
+    let (sy, by) = below(e, y, ay);
+    let (sz, bz) = below(e, z, az);
+    let flip = |e: &mut L, v: L::V| e.bink(Bin::Xor, v, 0x8000_0000);
+    let quiet = |e: &mut L, r: L::V| {
+        let nan = is_nan(e, f, r);
+        let q = e.bink(Bin::Or, r, f.quiet());
+        let q = e.select(nan, q, r);
+        e.select(env.ieee, q, r)
+    };
+    match k {
+        0 => {
+            let face = |e: &mut L, base: u32, neg: L::V| {
+                let a = e.k32((base as f32).to_bits());
+                let b = e.k32((base as f32 + 1.0).to_bits());
+                e.select(neg, b, a)
+            };
+            let fz = face(e, 4, sz);
+            let fy = face(e, 2, sy);
+            let fx = face(e, 0, sx);
+            let r = e.select(on_y, fy, fx);
+            e.select(on_z, fz, r)
+        }
+        1 => {
+            let nx = flip(e, x);
+            let nz = flip(e, z);
+            let rz = e.select(bz, nx, x);
+            let rx = e.select(bx, z, nz);
+            let r = e.select(on_y, x, rx);
+            let r = e.select(on_z, rz, r);
+            quiet(e, r)
+        }
+        2 => {
+            let nz = flip(e, z);
+            let ny = flip(e, y);
+            let ry = e.select(by, nz, z);
+            let r = e.select(on_y, ry, ny);
+            quiet(e, r)
+        }
+        _ => {
+            let m = e.select(on_y, y, x);
+            let m = e.select(on_z, z, m);
+            let nan = is_nan(e, f, m);
+            let q = quiet(e, m);
+            let two = e.k32(0x4000_0000);
+            let p = mul(e, env, two, m);
+            e.select(nan, q, p)
+        }
+    }
+}
+
+/// `v_cvt_pk_u8_f32`: `x` (flushed by the input field) rounded to an integer in the mode's direction and
+/// saturated to 0..=255 (a NaN 0), written into byte `sel[1:0]` of `acc` (the model's `cvt_pk_u8_f32`, rule
+/// `cvt.pk_u8`).
+pub fn cvt_pk_u8<L: Lower>(e: &mut L, env: &Env<L::V>, x: L::V, sel: L::V, acc: L::V) -> L::V {
+    let f = env.fmt;
+    let nan = is_nan(e, f, x);
+    let u = unpack(e, env, x);
+    let neg = e.nz(u.sign);
+    let m = e.zext(u.sig);
+    let z32 = e.k32(0);
+    let whole = e.cmp(Cmp::SGe, u.exp, z32);
+    // A whole number: 255 or more once shifted by 8 or more (m is non-zero unless the value is zero).
+    let k8 = e.k32(8);
+    let big = e.cmp(Cmp::SGe, u.exp, k8);
+    let el = e.bink(Bin::And, u.exp, 7);
+    let elw = e.zext(el);
+    let shifted = e.bin(Bin::Shl, m, elw);
+    let shifted = e.select(big, m, shifted);
+    let k255 = e.k64(255);
+    let z64 = e.k64(0);
+    let m_nz = e.cmp(Cmp::Ne, m, z64);
+    let big = e.band(big, m_nz);
+    let w = e.select(big, k255, shifted);
+    // A fraction: rounded in the mode's direction with the value's sign.
+    let sh = e.bin(Bin::Sub, z32, u.exp);
+    let q = shr_round(e, env.rm, u.sign, m, sh);
+    let v = e.select(whole, w, q);
+    let v = e.bin(Bin::UMin, v, k255);
+    let inf = e.select(neg, z64, k255);
+    let v = e.select(u.inf, inf, v);
+    let v = e.select(neg, z64, v);
+    let v = e.select(nan, z64, v);
+    let v = e.trunc(v);
+    let s = e.bink(Bin::And, sel, 3);
+    let s = e.bink(Bin::Shl, s, 3);
+    let byte = e.k32(0xff);
+    let mask = e.bin(Bin::Shl, byte, s);
+    let keep = e.un(Un::Not, mask);
+    let kept = e.bin(Bin::And, acc, keep);
+    let placed = e.bin(Bin::Shl, v, s);
+    e.bin(Bin::Or, kept, placed)
+}
+
 /// The index of the top bit of a finite operand's significand (0 for zeros and infinities, whose
 /// significand is 0).
 fn sig_msb<L: Lower>(e: &mut L, u: &Unpacked<L::V>) -> L::V {
