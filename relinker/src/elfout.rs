@@ -839,10 +839,13 @@ pub fn write(spec: &WriteSpec) -> Result<Vec<u8>, LinkError> {
         b.extend_from_slice(&res(r.addend).to_le_bytes());
         b
     };
-    let mut ri = 0u64;
-    for r in rels.iter().filter(|r| !r.plt).chain(tail_rels.iter()) {
-        put(&mut out, rela_off + 24 * ri, &enc(r));
-        ri += 1;
+    for (ri, r) in rels
+        .iter()
+        .filter(|r| !r.plt)
+        .chain(tail_rels.iter())
+        .enumerate()
+    {
+        put(&mut out, rela_off + 24 * ri as u64, &enc(r));
     }
     for (i, r) in rels.iter().filter(|r| r.plt).enumerate() {
         put(&mut out, plt_off + 24 * i as u64, &enc(r));

@@ -354,7 +354,13 @@ pub fn read(bytes: &[u8]) -> Result<PsFile, ReadError> {
         } else {
             return Err(ReadError::BadMagic { magic: head });
         };
-    let elf = &bytes[elf_at as usize..];
+    let Some(elf) = bytes.get(elf_at as usize..) else {
+        return Err(ReadError::Truncated {
+            what: "ELF header after the SELF segment table",
+            offset: elf_at,
+            len: bytes.len() as u64,
+        });
+    };
     if elf.len() < 64 {
         return Err(ReadError::Truncated {
             what: "ELF header",

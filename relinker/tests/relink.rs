@@ -57,3 +57,26 @@ fn ps4_tags_sce_tables_run() {
 fn ps5_tags_standard_tables_run() {
     relink_and_run(Tags::Ps5, Convention::Standard);
 }
+
+/// Writes the fixture app to $RELINK_DUMP (for looking at by hand).
+#[test]
+#[ignore]
+fn dump_fixture_app() {
+    let b = built();
+    let main = write_ps(&b.main, &exe_spec(Tags::Ps5, Convention::Sce));
+    let module = write_ps(&b.module, &module_spec(Tags::Ps5, Convention::Sce));
+    let d = std::path::PathBuf::from(std::env::var("RELINK_DUMP").unwrap());
+    std::fs::create_dir_all(d.join("sce_module")).unwrap();
+    std::fs::write(d.join("eboot.bin"), main).unwrap();
+    std::fs::write(d.join("sce_module/libfixmod.prx"), module).unwrap();
+    std::fs::write(
+        d.join("unknown.bin"),
+        write_ps(&b.unknown, &exe_spec(Tags::Ps5, Convention::Sce)),
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("syscall.bin"),
+        write_ps(&b.syscall, &exe_spec(Tags::Ps5, Convention::Sce)),
+    )
+    .unwrap();
+}
