@@ -145,6 +145,11 @@ pub fn write(spec: &WriteSpec) -> Result<Vec<u8>, LinkError> {
         .chain([0x1000, f.tls.as_ref().map_or(1, |t| t.align)])
         .max()
         .unwrap_or(0x1000);
+    if align > 1 << 30 {
+        return Err(LinkError::Layout(format!(
+            "alignment {align:#x} over 1 GiB"
+        )));
+    }
     let image_end = segs.iter().map(|s| s.vaddr + s.memsz).max().unwrap_or(0);
     if image_end > 1 << 32 {
         return Err(LinkError::Layout(format!(

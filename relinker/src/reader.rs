@@ -562,7 +562,7 @@ pub fn read(bytes: &[u8]) -> Result<PsFile, ReadError> {
             }
             PT_TLS => {
                 once(p, "PT_TLS")?;
-                if p.align > 1 && !p.align.is_power_of_two() {
+                if p.align > 1 && (!p.align.is_power_of_two() || p.align > 1 << 30) {
                     return Err(ReadError::BadProgramHeader {
                         index: p.index,
                         kind: name,

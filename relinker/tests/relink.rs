@@ -84,7 +84,10 @@ fn dump_fixture_app() {
 const RELINK: &str = env!("CARGO_BIN_EXE_relink");
 
 fn relink_cmd(args: &[&str]) -> std::process::Output {
-    Command::new(RELINK).args(args).output().expect("run relink")
+    Command::new(RELINK)
+        .args(args)
+        .output()
+        .expect("run relink")
 }
 
 fn natives() -> String {
@@ -99,8 +102,16 @@ fn self_wrapped_fixtures_relink_and_run() {
     let b = built();
     for ps5 in [true, false] {
         let tags = if ps5 { Tags::Ps5 } else { Tags::Ps4 };
-        let main = wrap_self(&write_ps(&b.main, &exe_spec(tags, Convention::Sce)), ps5, None);
-        let module = wrap_self(&write_ps(&b.module, &module_spec(tags, Convention::Sce)), ps5, None);
+        let main = wrap_self(
+            &write_ps(&b.main, &exe_spec(tags, Convention::Sce)),
+            ps5,
+            None,
+        );
+        let module = wrap_self(
+            &write_ps(&b.module, &module_spec(tags, Convention::Sce)),
+            ps5,
+            None,
+        );
         let app = app_dir(&main, Some(&module));
         let out = app.path().join("out");
         relinker::relink(&app.path().join("eboot.bin"), &out, &options()).expect("relink");
@@ -109,10 +120,21 @@ fn self_wrapped_fixtures_relink_and_run() {
         assert_eq!(o.status.code(), Some(MAIN_STATUS));
         // The same with the module's data segment marked encrypted: a typed error naming it.
         let phdr_of_data = 3; // gcc's fourth PT_LOAD (RW) is program header 3 of the PS file
-        let enc = wrap_self(&write_ps(&b.module, &module_spec(tags, Convention::Sce)), ps5, Some(phdr_of_data));
+        let enc = wrap_self(
+            &write_ps(&b.module, &module_spec(tags, Convention::Sce)),
+            ps5,
+            Some(phdr_of_data),
+        );
         let app = app_dir(&main, Some(&enc));
-        match relinker::relink(&app.path().join("eboot.bin"), &app.path().join("out"), &options()) {
-            Err(relinker::error::LinkError::Read { path, source: relinker::error::ReadError::EncryptedSegment { phdr, .. } }) => {
+        match relinker::relink(
+            &app.path().join("eboot.bin"),
+            &app.path().join("out"),
+            &options(),
+        ) {
+            Err(relinker::error::LinkError::Read {
+                path,
+                source: relinker::error::ReadError::EncryptedSegment { phdr, .. },
+            }) => {
                 assert!(path.ends_with("libfixmod.prx"));
                 assert_eq!(phdr, phdr_of_data);
             }
@@ -136,13 +158,22 @@ fn report_lists_every_import() {
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let imports = v["imports"].as_array().unwrap();
     // Every undefined symbol of gcc's output is an import, in both files.
-    let undefined = |l: &Linked| l.syms.iter().filter(|s| s.shndx == 0 && !s.name.is_empty()).map(|s| s.name.clone()).collect::<Vec<_>>();
+    let undefined = |l: &Linked| {
+        l.syms
+            .iter()
+            .filter(|s| s.shndx == 0 && !s.name.is_empty())
+            .map(|s| s.name.clone())
+            .collect::<Vec<_>>()
+    };
     for (file, l) in [("eboot.bin", &b.main), ("libfixmod.prx", &b.module)] {
         let want = undefined(l);
         let got: Vec<&serde_json::Value> = imports.iter().filter(|i| i["file"] == file).collect();
         assert_eq!(got.len(), want.len(), "{file}: {got:?}");
         for name in want {
-            let i = got.iter().find(|i| i["nid"] == nid(&name)).unwrap_or_else(|| panic!("{file}: {name} missing"));
+            let i = got
+                .iter()
+                .find(|i| i["nid"] == nid(&name))
+                .unwrap_or_else(|| panic!("{file}: {name} missing"));
             let (lib, module) = import_of(&name);
             assert_eq!(i["library"], lib);
             assert_eq!(i["module"], module);
@@ -162,7 +193,10 @@ fn report_lists_every_import() {
     assert!(v["duplicates"].as_array().unwrap().is_empty());
     assert!(v["duplicate_policy"].as_str().unwrap().starts_with("error"));
     // The data objects are listed as such.
-    let guard = imports.iter().find(|i| i["nid"] == nid("__stack_chk_guard")).unwrap();
+    let guard = imports
+        .iter()
+        .find(|i| i["nid"] == nid("__stack_chk_guard"))
+        .unwrap();
     assert_eq!(guard["symbol_type"], "object");
 }
 
@@ -176,22 +210,45 @@ fn unknown_import_fails_with_nid_and_name_or_binds_to_a_stub() {
     let app = app_dir(&main, None);
     let eboot = app.path().join("eboot.bin");
     let out = app.path().join("out");
-    let o = relink_cmd(&["link", eboot.to_str().unwrap(), "-L", &natives(), "-o", out.to_str().unwrap()]);
+    let o = relink_cmd(&[
+        "link",
+        eboot.to_str().unwrap(),
+        "-L",
+        &natives(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
     assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("1 unresolved import"), "{err}");
-    assert!(err.contains("f3dg2CSgRKY (sceAgcCreateShader) (library libSceAgc, module libSceAgc)"), "{err}");
+    assert!(
+        err.contains("f3dg2CSgRKY (sceAgcCreateShader) (library libSceAgc, module libSceAgc)"),
+        "{err}"
+    );
     assert!(!out.join("eboot").exists());
     // report: the same import, unresolved, and exit 1.
     let o = relink_cmd(&["report", eboot.to_str().unwrap(), "-L", &natives()]);
     assert_eq!(o.status.code(), Some(1));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    let i = v["imports"].as_array().unwrap().iter().find(|i| i["nid"] == "f3dg2CSgRKY").unwrap();
+    let i = v["imports"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["nid"] == "f3dg2CSgRKY")
+        .unwrap();
     assert_eq!(i["resolution"]["status"], "unresolved");
     assert_eq!(i["known_name"], "sceAgcCreateShader");
     // With --stub-unresolved it links; the program runs until it calls the import, which aborts
     // naming it.
-    let o = relink_cmd(&["link", eboot.to_str().unwrap(), "-L", &natives(), "-o", out.to_str().unwrap(), "--stub-unresolved"]);
+    let o = relink_cmd(&[
+        "link",
+        eboot.to_str().unwrap(),
+        "-L",
+        &natives(),
+        "-o",
+        out.to_str().unwrap(),
+        "--stub-unresolved",
+    ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let r = run(&out.join("eboot"), &[]);
     assert_eq!(String::from_utf8_lossy(&r.stdout), "unknown: start\n");
@@ -215,19 +272,49 @@ fn direct_syscalls_are_found_and_reported() {
     let app = app_dir(&main, None);
     let eboot = app.path().join("eboot.bin");
     let out = app.path().join("out");
-    let o = relink_cmd(&["link", eboot.to_str().unwrap(), "-L", &natives(), "-o", out.to_str().unwrap()]);
+    let o = relink_cmd(&[
+        "link",
+        eboot.to_str().unwrap(),
+        "-L",
+        &natives(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
     assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.contains("instruction(s) that cannot run natively in eboot.bin") && err.contains("syscall at 0x"), "{err}");
+    assert!(
+        err.contains("instruction(s) that cannot run natively in eboot.bin")
+            && err.contains("syscall at 0x"),
+        "{err}"
+    );
     // Where exactly: the syscall instruction in gcc's text.
-    let text = b.syscall.phdrs.iter().find(|p| p.p_type == 1 && p.flags & 1 != 0).unwrap();
+    let text = b
+        .syscall
+        .phdrs
+        .iter()
+        .find(|p| p.p_type == 1 && p.flags & 1 != 0)
+        .unwrap();
     let bytes = &b.syscall.bytes[text.offset as usize..(text.offset + text.filesz) as usize];
     let at = bytes.windows(2).position(|w| w == [0x0f, 0x05]).unwrap() as u64 + text.vaddr;
     assert!(err.contains(&format!("syscall at {at:#x}")), "{err}");
     // --allow-non-native writes it, and the report still lists it.
-    let o = relink_cmd(&["link", eboot.to_str().unwrap(), "-L", &natives(), "-o", out.to_str().unwrap(), "--allow-non-native"]);
+    let o = relink_cmd(&[
+        "link",
+        eboot.to_str().unwrap(),
+        "-L",
+        &natives(),
+        "-o",
+        out.to_str().unwrap(),
+        "--allow-non-native",
+    ]);
     assert!(o.status.success());
-    let o = relink_cmd(&["report", eboot.to_str().unwrap(), "-L", &natives(), "--allow-non-native"]);
+    let o = relink_cmd(&[
+        "report",
+        eboot.to_str().unwrap(),
+        "-L",
+        &natives(),
+        "--allow-non-native",
+    ]);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["non_native"][0]["instruction"], "syscall");
     assert_eq!(v["non_native"][0]["vaddr"], at);
@@ -248,27 +335,59 @@ fn duplicate_nids_across_native_libraries_fail() {
     let app = app_dir(&main, Some(&module));
     let extra = app.path().join("extra");
     std::fs::create_dir(&extra).unwrap();
-    std::fs::copy(native_libs::lib_dir().join("libc.native.so"), extra.join("libc2.native.so")).unwrap();
+    std::fs::copy(
+        native_libs::lib_dir().join("libc.native.so"),
+        extra.join("libc2.native.so"),
+    )
+    .unwrap();
     let mut opts = options();
     opts.natives.push(extra.clone());
-    match relinker::relink(&app.path().join("eboot.bin"), &app.path().join("out"), &opts) {
+    match relinker::relink(
+        &app.path().join("eboot.bin"),
+        &app.path().join("out"),
+        &opts,
+    ) {
         Err(relinker::error::LinkError::DuplicateExport { libraries, .. }) => {
-            assert_eq!(libraries, vec!["libc.native.so".to_string(), "libc2.native.so".to_string()]);
+            assert_eq!(
+                libraries,
+                vec!["libc.native.so".to_string(), "libc2.native.so".to_string()]
+            );
         }
         other => panic!("{other:?}"),
     }
     let eboot = app.path().join("eboot.bin");
-    let o = relink_cmd(&["report", eboot.to_str().unwrap(), "-L", &natives(), "-L", extra.to_str().unwrap()]);
+    let o = relink_cmd(&[
+        "report",
+        eboot.to_str().unwrap(),
+        "-L",
+        &natives(),
+        "-L",
+        extra.to_str().unwrap(),
+    ]);
     assert_eq!(o.status.code(), Some(1));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let d = v["duplicates"].as_array().unwrap();
-    assert_eq!(d.len(), native_libs::EXPORTS.iter().filter(|e| e.2 == "libc.native.so").count());
-    assert!(d.iter().any(|x| x["nid"] == nid("printf") && x["known_name"] == "printf"));
+    assert_eq!(
+        d.len(),
+        native_libs::EXPORTS
+            .iter()
+            .filter(|e| e.2 == "libc.native.so")
+            .count()
+    );
+    assert!(d
+        .iter()
+        .any(|x| x["nid"] == nid("printf") && x["known_name"] == "printf"));
 }
 
 #[test]
 fn nid_and_inspect_commands() {
-    let o = relink_cmd(&["nid", "scePthreadSetaffinity", "sceKernelIsNeoMode", "sceAgcCreateShader", "sceAgcDcbResetQueue"]);
+    let o = relink_cmd(&[
+        "nid",
+        "scePthreadSetaffinity",
+        "sceKernelIsNeoMode",
+        "sceAgcCreateShader",
+        "sceAgcDcbResetQueue",
+    ]);
     assert_eq!(
         String::from_utf8_lossy(&o.stdout),
         "bt3CTBKmGyI  scePthreadSetaffinity\nWslcK1FQcGI  sceKernelIsNeoMode\nf3dg2CSgRKY  sceAgcCreateShader\nTRO721eVt4g  sceAgcDcbResetQueue\n"
@@ -311,10 +430,14 @@ fn native_library_exports_match_their_nids() {
         assert_eq!(*n, relinker::nid::nid(name), "{name}");
         assert_eq!(*n, nid(name), "{name} (fixture writer's NID)");
         let p = relinker::link::scan_native(&native_libs::lib_dir().join(file)).unwrap();
-        let t = p.exports.get(*n).unwrap_or_else(|| panic!("{file} does not export {n} ({name})"));
+        let t = p
+            .exports
+            .get(*n)
+            .unwrap_or_else(|| panic!("{file} does not export {n} ({name})"));
         assert_eq!(relinker::link::sym_type_name(*t), *kind, "{name}");
     }
-    let k = relinker::link::scan_native(&native_libs::lib_dir().join("libkernel.native.so")).unwrap();
+    let k =
+        relinker::link::scan_native(&native_libs::lib_dir().join("libkernel.native.so")).unwrap();
     for r in native_libs::RUNTIME {
         assert!(k.exports.contains_key(*r), "{r}");
     }
@@ -322,7 +445,11 @@ fn native_library_exports_match_their_nids() {
     for l in native_libs::LIBRARIES {
         let p = relinker::link::scan_native(&native_libs::lib_dir().join(l)).unwrap();
         for e in p.exports.keys() {
-            assert!(native_libs::EXPORTS.iter().any(|x| x.0 == e) || native_libs::RUNTIME.contains(&e.as_str()), "{l}: {e}");
+            assert!(
+                native_libs::EXPORTS.iter().any(|x| x.0 == e)
+                    || native_libs::RUNTIME.contains(&e.as_str()),
+                "{l}: {e}"
+            );
         }
     }
 }

@@ -860,10 +860,13 @@ pub fn fixtures_src() -> PathBuf {
 
 /// Whether gcc is here; outside CI a missing gcc skips (returns false), in CI it fails.
 pub fn have_gcc() -> bool {
-    let ok = Command::new("gcc")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
+    static OK: OnceLock<bool> = OnceLock::new();
+    let ok = *OK.get_or_init(|| {
+        Command::new("gcc")
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    });
     if !ok {
         assert!(
             std::env::var_os("CI").is_none(),
