@@ -17,12 +17,15 @@
 
 use crate::error::LinkError;
 use crate::link::{Import, Resolution, RT_START, RT_UNRESOLVED};
-use crate::reader::{PsFile, Symbol};
+use crate::reader::{FileKind, PsFile, Symbol};
 use crate::sce::*;
 use std::collections::BTreeMap;
 
 /// The dynamic loader named in `PT_INTERP`.
 pub const INTERP: &str = "/lib64/ld-linux-x86-64.so.2";
+
+/// Where an `ET_SCE_EXEC` image is placed (shadPS4 `src/core/module.cpp` `ExecutableLoadBase`).
+pub const EXEC_BASE: u64 = 0x40_0000;
 
 /// Magic of the start descriptor the executable's entry passes to `__relink_start`.
 pub const DESC_MAGIC: &[u8; 8] = b"RELINK\0\x01";
@@ -503,6 +506,20 @@ pub fn write(spec: &WriteSpec) -> Result<Vec<u8>, LinkError> {
     let seg0_size = off;
     let k = align_up(seg0_size, align);
     let tail = align_up(k + image_end, align);
+    // ET_SCE_EXEC is linked for a fixed address (shadPS4 maps it at `ExecutableLoadBase` 0x400000): the
+    // output is an ET_EXEC whose PS image starts there, the header segment just below. Everything above
+    // is computed as for a PIE; `base` is added to every address written.
+    let fixed = f.kind == FileKind::Exec;
+    let base = if fixed {
+        if k > EXEC_BASE || EXEC_BASE % align != 0 {
+            return Err(LinkError::Layout(format!(
+                "ET_SCE_EXEC: {k:#x} bytes of headers or alignment {align:#x} do not fit below {EXEC_BASE:#x}"
+            )));
+        }
+        EXEC_BASE - k
+    } else {
+        0
+    };
 
     // Patch the stub relocations now that stub addresses are known.
     for (ri, n, a) in &stub_rels {
@@ -571,7 +588,11 @@ pub fn write(spec: &WriteSpec) -> Result<Vec<u8>, LinkError> {
     dynv(DT_FLAGS, V::Abs(flags));
     dynv(
         DT_FLAGS_1,
-        V::Abs(if exe { DF_1_NOW | DF_1_PIE } else { DF_1_NOW }),
+        V::Abs(if exe && !fixed {
+            DF_1_NOW | DF_1_PIE
+        } else {
+            DF_1_NOW
+        }),
     );
     if exe {
         dynv(DT_DEBUG, V::Abs(0));
@@ -674,9 +695,9 @@ pub fn write(spec: &WriteSpec) -> Result<Vec<u8>, LinkError> {
     let res = |v: V| -> u64 {
         match v {
             V::Abs(x) => x,
-            V::Orig(x) => x.wrapping_add(k),
-            V::Seg0(x) => x,
-            V::Tail(x) => tail + x,
+            V::Orig(x) => x.wrapping_add(k).wrapping_add(base),
+            V::Seg0(x) => x + base,
+            V::Tail(x) => tail + x + base,
         }
     };
     let file_size = tail + tail_size;
@@ -772,10 +793,10 @@ pub fn write(spec: &WriteSpec) -> Result<Vec<u8>, LinkError> {
     let mut eh = Vec::with_capacity(64);
     eh.extend_from_slice(b"\x7fELF");
     eh.extend_from_slice(&[2, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
-    eh.extend_from_slice(&3u16.to_le_bytes()); // ET_DYN
+    eh.extend_from_slice(&(if fixed { 2u16 } else { 3 }).to_le_bytes()); // ET_EXEC, ET_DYN
     eh.extend_from_slice(&EM_X86_64.to_le_bytes());
     eh.extend_from_slice(&1u32.to_le_bytes());
-    eh.extend_from_slice(&(if exe { entry_at } else { 0 }).to_le_bytes());
+    eh.extend_from_slice(&(if exe { base + entry_at } else { 0 }).to_le_bytes());
     eh.extend_from_slice(&64u64.to_le_bytes()); // e_phoff
     eh.extend_from_slice(&0u64.to_le_bytes()); // e_shoff
     eh.extend_from_slice(&0u32.to_le_bytes());
@@ -791,8 +812,8 @@ pub fn write(spec: &WriteSpec) -> Result<Vec<u8>, LinkError> {
         b.extend_from_slice(&p.0.to_le_bytes());
         b.extend_from_slice(&p.1.to_le_bytes());
         b.extend_from_slice(&p.2.to_le_bytes()); // offset (= address)
-        b.extend_from_slice(&p.3.to_le_bytes());
-        b.extend_from_slice(&p.3.to_le_bytes());
+        b.extend_from_slice(&(p.3 + base).to_le_bytes());
+        b.extend_from_slice(&(p.3 + base).to_le_bytes());
         b.extend_from_slice(&p.4.to_le_bytes());
         b.extend_from_slice(&p.5.to_le_bytes());
         b.extend_from_slice(&p.6.to_le_bytes());

@@ -81,6 +81,93 @@ fn dump_fixture_app() {
     .unwrap();
 }
 
+#[test]
+fn sce_relro_segments_and_omitted_symtabsz_run() {
+    if !have_gcc() {
+        return;
+    }
+    let b = built();
+    let mut ms = exe_spec(Tags::Ps5, Convention::Sce);
+    ms.relro = true;
+    ms.omit_symtabsz = true;
+    let mut mods = module_spec(Tags::Ps5, Convention::Standard);
+    mods.relro = true;
+    mods.omit_symtabsz = true;
+    let main = write_ps(&b.main, &ms);
+    let module = write_ps(&b.module, &mods);
+    for f in [&main, &module] {
+        let r = relinker::reader::read(f).unwrap();
+        assert!(r.segments.iter().any(|s| s.relro), "a PT_SCE_RELRO segment");
+        assert!(!r
+            .dynamic
+            .iter()
+            .any(|d| d.tag == relinker::sce::DT_SCE_SYMTABSZ));
+    }
+    let app = app_dir(&main, Some(&module));
+    let out = app.path().join("out");
+    relinker::relink(&app.path().join("eboot.bin"), &out, &options()).expect("relink");
+    for f in ["eboot", "libfixmod.so"] {
+        let bytes = std::fs::read(out.join(f)).unwrap();
+        let elf = goblin::elf::Elf::parse(&bytes).unwrap();
+        assert!(
+            elf.program_headers
+                .iter()
+                .any(|p| p.p_type == goblin::elf::program_header::PT_GNU_RELRO),
+            "{f}"
+        );
+    }
+    let o = run(&out.join("eboot"), &[]);
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        MAIN_STDOUT,
+        "stderr: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert_eq!(o.status.code(), Some(MAIN_STATUS));
+}
+
+#[test]
+fn fixed_address_executable_runs_at_its_base() {
+    if !have_gcc() {
+        return;
+    }
+    let b = built();
+    let mut ms = exe_spec(Tags::Ps4, Convention::Sce);
+    ms.fixed_exec = true;
+    let main = write_ps(&b.main, &ms);
+    let module = write_ps(&b.module, &module_spec(Tags::Ps4, Convention::Sce));
+    assert_eq!(
+        relinker::reader::read(&main).unwrap().kind,
+        relinker::reader::FileKind::Exec
+    );
+    let app = app_dir(&main, Some(&module));
+    let out = app.path().join("out");
+    relinker::relink(&app.path().join("eboot.bin"), &out, &options()).expect("relink");
+    let bytes = std::fs::read(out.join("eboot")).unwrap();
+    let elf = goblin::elf::Elf::parse(&bytes).unwrap();
+    assert_eq!(elf.header.e_type, goblin::elf::header::ET_EXEC);
+    let loads: Vec<u64> = elf
+        .program_headers
+        .iter()
+        .filter(|p| p.p_type == 1)
+        .map(|p| p.p_vaddr)
+        .collect();
+    assert_eq!(
+        loads[1],
+        relinker::elfout::EXEC_BASE,
+        "the PS image starts at 0x400000"
+    );
+    assert!(loads[0] < loads[1]);
+    let o = run(&out.join("eboot"), &[]);
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        MAIN_STDOUT,
+        "stderr: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert_eq!(o.status.code(), Some(MAIN_STATUS));
+}
+
 const RELINK: &str = env!("CARGO_BIN_EXE_relink");
 
 fn relink_cmd(args: &[&str]) -> std::process::Output {

@@ -18,6 +18,7 @@ use std::process::Command;
 use std::sync::OnceLock;
 
 // ---- constants (see the module doc for their sources) ----
+const ET_SCE_EXEC: u16 = 0xfe00;
 const ET_SCE_DYNEXEC: u16 = 0xfe10;
 const ET_SCE_DYNAMIC: u16 = 0xfe18;
 const PT_LOAD: u32 = 1;
@@ -26,6 +27,8 @@ const PT_TLS: u32 = 7;
 const PT_SCE_DYNLIBDATA: u32 = 0x6100_0000;
 const PT_SCE_PROCPARAM: u32 = 0x6100_0001;
 const PT_SCE_MODULE_PARAM: u32 = 0x6100_0002;
+const PT_SCE_RELRO: u32 = 0x6100_0010;
+const PT_GNU_RELRO: u32 = 0x6474_e552;
 const PT_SCE_COMMENT: u32 = 0x6fff_ff00;
 const PT_SCE_LIBVERSION: u32 = 0x6fff_ff01;
 const PT_GNU_EH_FRAME: u32 = 0x6474_e550;
@@ -352,6 +355,10 @@ pub struct Spec<'a> {
     pub param_symbol: Option<&'a str>,
     /// Leave DT_SCE_SYMTABSZ out (the symbol count then comes from the hash table).
     pub omit_symtabsz: bool,
+    /// Write ET_SCE_EXEC (fixed address) instead of ET_SCE_DYNEXEC.
+    pub fixed_exec: bool,
+    /// Split gcc's RW segment at the end of its GNU_RELRO range: the first part PT_SCE_RELRO.
+    pub relro: bool,
 }
 
 fn sysv_hash(name: &[u8]) -> u32 {
@@ -621,16 +628,50 @@ pub fn write_ps(l: &Linked, spec: &Spec) -> Vec<u8> {
     }
     let mut phs: Vec<Ph> = vec![];
     let base = 0x4000u64; // file offset of address 0
+    let relro = l
+        .phdrs
+        .iter()
+        .find(|p| p.p_type == PT_GNU_RELRO)
+        .filter(|_| spec.relro);
     for p in &loads {
-        phs.push(Ph {
-            t: PT_LOAD,
-            f: p.flags,
-            off: base + p.vaddr,
-            va: p.vaddr,
-            fsz: p.filesz,
-            msz: p.memsz,
-            al: p.align,
-        });
+        let (rs, re) = relro.map_or((0, 0), |r| (r.vaddr, r.vaddr + r.memsz));
+        if p.flags & 2 != 0 && rs >= p.vaddr && rs < p.vaddr + p.memsz {
+            // [vaddr, re) becomes PT_SCE_RELRO, the rest (if any) stays PT_LOAD.
+            let end = p.vaddr + p.memsz;
+            let cut = re.min(end);
+            let rf = p.filesz.min(cut - p.vaddr);
+            phs.push(Ph {
+                t: PT_SCE_RELRO,
+                f: p.flags,
+                off: base + p.vaddr,
+                va: p.vaddr,
+                fsz: rf,
+                msz: cut - p.vaddr,
+                al: p.align,
+            });
+            if cut < end {
+                let fsz = (p.vaddr + p.filesz).saturating_sub(cut);
+                phs.push(Ph {
+                    t: PT_LOAD,
+                    f: p.flags,
+                    off: base + cut,
+                    va: cut,
+                    fsz,
+                    msz: end - cut,
+                    al: p.align,
+                });
+            }
+        } else {
+            phs.push(Ph {
+                t: PT_LOAD,
+                f: p.flags,
+                off: base + p.vaddr,
+                va: p.vaddr,
+                fsz: p.filesz,
+                msz: p.memsz,
+                al: p.align,
+            });
+        }
     }
     if spec.convention == Convention::Standard {
         phs.push(Ph {
@@ -749,6 +790,8 @@ pub fn write_ps(l: &Linked, spec: &Spec) -> Vec<u8> {
     eh.extend(
         (if spec.module {
             ET_SCE_DYNAMIC
+        } else if spec.fixed_exec {
+            ET_SCE_EXEC
         } else {
             ET_SCE_DYNEXEC
         })
@@ -986,6 +1029,8 @@ pub fn exe_spec<'a>(tags: Tags, convention: Convention) -> Spec<'a> {
         init_symbol: None,
         param_symbol: Some("sce_process_param"),
         omit_symtabsz: false,
+        fixed_exec: false,
+        relro: false,
     }
 }
 
@@ -1000,6 +1045,8 @@ pub fn module_spec<'a>(tags: Tags, convention: Convention) -> Spec<'a> {
         init_symbol: Some("module_start"),
         param_symbol: Some("sce_module_param"),
         omit_symtabsz: false,
+        fixed_exec: false,
+        relro: false,
     }
 }
 
