@@ -587,11 +587,17 @@ pub fn read(bytes: &[u8]) -> Result<PsFile, ReadError> {
             PT_GNU_EH_FRAME => file.eh_frame_hdr = Some((p.vaddr, p.memsz)),
             PT_SCE_COMMENT => {
                 once(p, "PT_SCE_COMMENT")?;
-                file.comment = Some(src.range(p.offset, p.filesz.min(1 << 20), &phdrs)?);
+                file.comment = informational(
+                    src.range(p.offset, p.filesz.min(1 << 20), &phdrs),
+                    selfs.is_some(),
+                )?;
             }
             PT_SCE_LIBVERSION => {
                 once(p, "PT_SCE_LIBVERSION")?;
-                file.libversion = Some(src.range(p.offset, p.filesz.min(1 << 20), &phdrs)?);
+                file.libversion = informational(
+                    src.range(p.offset, p.filesz.min(1 << 20), &phdrs),
+                    selfs.is_some(),
+                )?;
             }
             PT_SCE_RELA => {
                 once(p, "PT_SCE_RELA")?;
@@ -666,6 +672,23 @@ pub fn read(bytes: &[u8]) -> Result<PsFile, ReadError> {
     }
     parse_dynamic(&mut file, dynlib.as_deref())?;
     Ok(file)
+}
+
+/// The bytes of an informational segment (comment, library version): a SELF need not carry them (or
+/// may carry them encrypted), and nothing depends on them, so there their absence is not an error.
+fn informational(
+    r: Result<Vec<u8>, ReadError>,
+    in_self: bool,
+) -> Result<Option<Vec<u8>>, ReadError> {
+    match r {
+        Ok(b) => Ok(Some(b)),
+        Err(
+            ReadError::MissingSelfSegment { .. }
+            | ReadError::EncryptedSegment { .. }
+            | ReadError::CompressedSegment { .. },
+        ) if in_self => Ok(None),
+        Err(e) => Err(e),
+    }
 }
 
 fn first(file: &PsFile, tag: i64) -> Option<DynEntry> {

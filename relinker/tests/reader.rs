@@ -946,3 +946,26 @@ fn wrap(elf: &[u8], ps5: bool, special: Option<usize>, compress: bool) -> Vec<u8
     }
     out
 }
+
+#[test]
+fn self_without_readable_comment_still_reads() {
+    let s = Synth {
+        extra_ph: vec![
+            (PT_SCE_COMMENT, 0x3f00, 0, 8, 0),
+            (PT_SCE_LIBVERSION, 0x3f10, 0, 4, 0),
+        ],
+        ..Synth::new()
+    };
+    let elf = s.build();
+    let plain = reader::read(&elf).unwrap();
+    assert_eq!(plain.comment.as_deref(), Some(&[0u8; 8][..]));
+    assert_eq!(plain.libversion.as_deref(), Some(&[0u8; 4][..]));
+    // Program header 5 (the comment) encrypted: informational, so the file still reads.
+    let f = reader::read(&wrap(&elf, true, Some(5), false)).unwrap();
+    assert_eq!(f.comment, None);
+    assert_eq!(f.libversion.as_deref(), Some(&[0u8; 4][..]));
+    // The same comment range truncated away in a plain ELF is an error.
+    let mut cut = s.clone();
+    cut.extra_ph = vec![(PT_SCE_COMMENT, 0x10_0000, 0, 8, 0)];
+    assert!(matches!(cut.read(), Err(ReadError::Truncated { .. })));
+}

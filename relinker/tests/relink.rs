@@ -168,6 +168,31 @@ fn fixed_address_executable_runs_at_its_base() {
     assert_eq!(o.status.code(), Some(MAIN_STATUS));
 }
 
+#[test]
+fn no_init_arrays_leaves_constructors_to_the_program() {
+    if !have_gcc() {
+        return;
+    }
+    let b = built();
+    let main = write_ps(&b.main, &exe_spec(Tags::Ps5, Convention::Sce));
+    let module = write_ps(&b.module, &module_spec(Tags::Ps5, Convention::Sce));
+    let app = app_dir(&main, Some(&module));
+    let out = app.path().join("out");
+    let opts = Options {
+        init_arrays: false,
+        ..options()
+    };
+    relinker::relink(&app.path().join("eboot.bin"), &out, &opts).expect("relink");
+    let o = run(&out.join("eboot"), &[]);
+    let want: String = MAIN_STDOUT
+        .lines()
+        .filter(|l| !l.contains("structor"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert_eq!(String::from_utf8_lossy(&o.stdout), want);
+    assert_eq!(o.status.code(), Some(MAIN_STATUS));
+}
+
 const RELINK: &str = env!("CARGO_BIN_EXE_relink");
 
 fn relink_cmd(args: &[&str]) -> std::process::Output {
