@@ -66,7 +66,7 @@ pub struct Input {
     /// The output file name.
     pub output: String,
     pub file: PsFile,
-    /// Its index among the providers (modules).
+    /// Its index among the providers (the executable and the modules).
     pub provider: Option<usize>,
 }
 
@@ -132,7 +132,10 @@ pub fn plan(main: &Path, opts: &Options) -> Result<Plan, LinkError> {
         shipped_modules(main)
     };
     mods.extend(opts.modules.iter().cloned());
-    let mut providers = Vec::new();
+    // The executable is a provider too: the Linux loader searches it first, so a NID that it and a library
+    // both export is a duplicate like any other (and a module may import from it).
+    let mut providers = vec![link::module_provider(&inputs[0].output, &inputs[0].file)];
+    inputs[0].provider = Some(0);
     for m in &mods {
         let file = read_file(m)?;
         let output = output_name(m, false);
@@ -295,6 +298,9 @@ pub fn relink(main: &Path, out_dir: &Path, opts: &Options) -> Result<Report, Lin
                 "--stub-unresolved",
             )?);
         }
+        // The executable is no library to name in DT_NEEDED (nor is a file itself).
+        let own = inp.provider;
+        needed.retain(|i| plan.providers[*i].kind != "executable" && Some(*i) != own);
         for &i in &needed {
             if plan.providers[i].kind == "native" && !used_natives.contains(&i) {
                 used_natives.push(i);

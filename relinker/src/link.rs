@@ -78,18 +78,40 @@ pub fn scan_native_dir(dir: &Path) -> Result<Vec<Provider>, LinkError> {
     paths.iter().map(|p| scan_native(p)).collect()
 }
 
-/// The exports of a converted module: its defined global or weak symbols.
+/// Whether a symbol is a module's own entry point (`module_start`, `module_stop`, or typed `STT_SCE`,
+/// which shadPS4 elf.h documents as theirs): every module has them and nobody imports them, so they are
+/// not library exports and take no part in binding or the duplicate check.
+pub fn is_module_entry(s: &Symbol) -> bool {
+    s.sym_type == STT_SCE
+        || [
+            crate::nid::nid("module_start"),
+            crate::nid::nid("module_stop"),
+        ]
+        .contains(&s.nid)
+}
+
+/// The exports of a converted module (kind `module`) or of the executable (`executable`): its defined
+/// global or weak symbols, less the module entry points.
 pub fn module_provider(name: &str, file: &PsFile) -> Provider {
     let mut exports = BTreeMap::new();
     for s in &file.symbols {
-        if s.index != 0 && s.is_defined() && (s.bind == STB_GLOBAL || s.bind == STB_WEAK) {
+        if s.index != 0
+            && s.is_defined()
+            && (s.bind == STB_GLOBAL || s.bind == STB_WEAK)
+            && !is_module_entry(s)
+        {
             exports.insert(s.nid.clone(), s.sym_type);
         }
     }
+    let kind = if file.kind.is_executable() {
+        "executable"
+    } else {
+        "module"
+    };
     Provider {
         name: name.to_string(),
         path: None,
-        kind: "module",
+        kind,
         exports,
     }
 }

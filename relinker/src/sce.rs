@@ -12,7 +12,9 @@
 //!   symbol 0 included, are base-relative; `GLOB_DAT`/`JUMP_SLOT` drop the addend; `RunMainEntry`:
 //!   `entry(EntryParams*, exit_func)`), `src/core/linker.h` (`EntryParams` = `{int argc; u32 padding;
 //!   const char* argv[33]; u64 entry_addr}`), `src/core/loader/elf.cpp` (a SELF's ELF header follows
-//!   its segment table; a blocked segment carries the bytes of program header `(flags >> 20) & 0xfff`).
+//!   its segment table; a blocked segment carries the bytes of program header `(flags >> 20) & 0xfff`),
+//!   `src/core/loader/symbols_resolver.cpp` (shadPS4 resolves an import by `NID#library#version#module#type`;
+//!   the relinker binds by NID alone and refuses a NID that two native libraries export, see `link`).
 //! - KytyPS5: repository `KytyPS5/KytyPS5`, commit `0d92ce49da6e27fcca35c2fa19b7440d86d637ed`:
 //!   `src/loader/elf.h` (`DT_OS_*_1` = the PS5 tags 0x61000041..0x61000049, `DT_OS_EXPORT_LIB_ATTR`
 //!   0x61000017, `R_X86_64_TPOFF64` 18, `SelfHeader`/`SelfSegment`), `src/loader/elf.cpp` (`IsSelf`:

@@ -969,3 +969,38 @@ fn self_without_readable_comment_still_reads() {
     cut.extra_ph = vec![(PT_SCE_COMMENT, 0x10_0000, 0, 8, 0)];
     assert!(matches!(cut.read(), Err(ReadError::Truncated { .. })));
 }
+
+#[test]
+fn module_entry_points_are_not_exports() {
+    let mut s = Synth {
+        e_type: ET_SCE_DYNAMIC,
+        ..Synth::new()
+    };
+    s.syms
+        .push((exp("module_start"), (STB_GLOBAL << 4) | STT_FUNC, 1, 0x200));
+    s.syms
+        .push((exp("module_stop"), (STB_GLOBAL << 4) | STT_FUNC, 1, 0x210));
+    s.syms
+        .push((exp("an_sce_entry"), (STB_GLOBAL << 4) | STT_SCE, 1, 0x220));
+    let f = s.read().unwrap();
+    let p = link::module_provider("synth.so", &f);
+    assert_eq!(p.kind, "module");
+    assert!(p.exports.contains_key(&nid("synth_fn")));
+    for n in ["module_start", "module_stop", "an_sce_entry"] {
+        assert!(!p.exports.contains_key(&nid(n)), "{n}");
+    }
+    // Two modules with entry points of their own are no duplicates.
+    let q = link::module_provider(
+        "other.so",
+        &Synth {
+            syms: s.syms[..1].iter().chain(&s.syms[7..]).cloned().collect(),
+            ..s.clone()
+        }
+        .read()
+        .unwrap(),
+    );
+    let (_, dups) = link::provider_index(&[p, q], &KnownNames::builtin());
+    assert!(dups.is_empty(), "{dups:?}");
+    let e = link::module_provider("eboot", &Synth::new().read().unwrap());
+    assert_eq!(e.kind, "executable");
+}
