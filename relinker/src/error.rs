@@ -111,7 +111,7 @@ pub enum LinkError {
         list: String,
         imports: Vec<(String, Option<String>, String, String)>,
     },
-    #[error("NID {nid}{} is exported by more than one native library: {}", known.as_deref().map(|n| format!(" ({n})")).unwrap_or_default(), libraries.join(", "))]
+    #[error("NID {nid}{} is exported by more than one library: {} (the Linux loader would bind the first; pass --skip-module for a shipped module the native libraries replace)", known.as_deref().map(|n| format!(" ({n})")).unwrap_or_default(), libraries.join(", "))]
     DuplicateExport {
         nid: String,
         known: Option<String>,

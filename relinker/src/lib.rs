@@ -35,6 +35,9 @@ pub struct Options {
     pub modules: Vec<PathBuf>,
     /// Do not look for `sce_module/*.prx` beside the executable.
     pub no_module_dir: bool,
+    /// Shipped modules not to convert, by file name (`libc.prx`): for one whose functions the native
+    /// libraries provide, which would otherwise export the same NIDs (a duplicate).
+    pub skip_modules: Vec<String>,
     /// Bind unresolved imports to a stub that reports the NID and aborts.
     pub stub_unresolved: bool,
     /// Write the output even where non-native instructions were found (they stay listed in the report).
@@ -51,6 +54,7 @@ impl Default for Options {
             natives: Vec::new(),
             modules: Vec::new(),
             no_module_dir: false,
+            skip_modules: Vec::new(),
             stub_unresolved: false,
             allow_non_native: false,
             init_arrays: true,
@@ -131,6 +135,13 @@ pub fn plan(main: &Path, opts: &Options) -> Result<Plan, LinkError> {
     } else {
         shipped_modules(main)
     };
+    mods.retain(|m| {
+        let name = m
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        !opts.skip_modules.contains(&name)
+    });
     mods.extend(opts.modules.iter().cloned());
     // The executable is a provider too: the Linux loader searches it first, so a NID that it and a library
     // both export is a duplicate like any other (and a module may import from it).

@@ -29,6 +29,9 @@ struct LinkArgs {
     /// Do not convert `sce_module/*.prx` beside the input.
     #[arg(long)]
     no_module_dir: bool,
+    /// A shipped module not to convert, by file name (e.g. libc.prx, when the native libc provides it); repeatable.
+    #[arg(long = "skip-module")]
+    skip_modules: Vec<String>,
     /// Bind unresolved imports to a stub that prints the NID and aborts when called.
     #[arg(long)]
     stub_unresolved: bool,
@@ -86,6 +89,7 @@ fn options(a: &LinkArgs) -> Result<Options, String> {
         natives: a.natives.clone(),
         modules: a.modules.clone(),
         no_module_dir: a.no_module_dir,
+        skip_modules: a.skip_modules.clone(),
         stub_unresolved: a.stub_unresolved,
         allow_non_native: a.allow_non_native,
         init_arrays: !a.no_init_arrays,

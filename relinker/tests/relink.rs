@@ -492,6 +492,48 @@ fn duplicate_nids_across_native_libraries_fail() {
 }
 
 #[test]
+fn duplicate_module_exports_fail_unless_the_module_is_skipped() {
+    if !have_gcc() {
+        return;
+    }
+    let b = built();
+    let main = write_ps(&b.main, &exe_spec(Tags::Ps5, Convention::Sce));
+    let module = write_ps(&b.module, &module_spec(Tags::Ps5, Convention::Sce));
+    let app = app_dir(&main, Some(&module));
+    std::fs::write(app.path().join("sce_module/libcopy.prx"), &module).unwrap();
+    let eboot = app.path().join("eboot.bin");
+    let out = app.path().join("out");
+    let o = relink_cmd(&[
+        "link",
+        eboot.to_str().unwrap(),
+        "-L",
+        &natives(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("is exported by more than one library: libcopy.so, libfixmod.so"),
+        "{err}"
+    );
+    let o = relink_cmd(&[
+        "link",
+        eboot.to_str().unwrap(),
+        "-L",
+        &natives(),
+        "-o",
+        out.to_str().unwrap(),
+        "--skip-module",
+        "libcopy.prx",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(!out.join("libcopy.so").exists());
+    let r = run(&out.join("eboot"), &[]);
+    assert_eq!(String::from_utf8_lossy(&r.stdout), MAIN_STDOUT);
+}
+
+#[test]
 fn nid_and_inspect_commands() {
     let o = relink_cmd(&[
         "nid",
