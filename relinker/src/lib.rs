@@ -9,7 +9,12 @@
 //! - [`elfout`]: the native ELF writer.
 //! - [`inspect`]: the text dump of `relink inspect`.
 //!
-//! Facts about the formats are cited in [`sce`] (shadPS4 and KytyPS5, repository, path and commit).
+//! Sources of the format facts (each constant is cited again where [`sce`] defines it):
+//! - shadPS4, repository `shadps4-emu/shadPS4`, commit `0aea6ef36f6202104bdb7777cf5682333991d185`:
+//!   `src/core/loader/elf.h`, `src/core/loader/elf.cpp`, `src/core/module.cpp`, `src/core/module.h`,
+//!   `src/core/linker.cpp`, `src/core/linker.h`, `src/core/loader/symbols_resolver.cpp`.
+//! - KytyPS5, repository `KytyPS5/KytyPS5`, commit `0d92ce49da6e27fcca35c2fa19b7440d86d637ed`:
+//!   `src/loader/elf.h`, `src/loader/elf.cpp`.
 
 pub mod elfout;
 pub mod error;
