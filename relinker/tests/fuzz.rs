@@ -1,5 +1,5 @@
 //! The reader's fuzz target: proptest over mutated fixtures (PS5 and PS4 tags, both table conventions,
-//! plain ELF and SELF). Whatever the bytes, reading returns a value or a typed error and never panics;
+//! plain ELF and SELF, ET_SCE_EXEC, PT_SCE_RELRO). Whatever the bytes, reading returns a value or a typed error and never panics;
 //! a file that reads is also inspected, bound and written without a panic.
 //!
 //! CI runs `FUZZ_CASES` inputs (default 2,000). The long run (the figure in `relinker/README.md`):
@@ -33,6 +33,14 @@ fn corpus() -> &'static Corpus {
                 files.push(p);
             }
         }
+        // ET_SCE_EXEC and PT_SCE_RELRO variants.
+        let mut fixed = exe_spec(Tags::Ps4, Convention::Sce);
+        fixed.fixed_exec = true;
+        fixed.relro = true;
+        files.push(write_ps(&b.main, &fixed));
+        let mut relro = module_spec(Tags::Ps5, Convention::Sce);
+        relro.relro = true;
+        files.push(write_ps(&b.module, &relro));
         let mut providers = link::scan_native_dir(native_libs::lib_dir()).unwrap();
         let module = relinker::reader::read(&files[2]).unwrap();
         providers.push(link::module_provider("libfixmod.so", &module));
@@ -164,7 +172,7 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: cases(), failure_persistence: None, max_shrink_iters: 2000, ..ProptestConfig::default() })]
 
     #[test]
-    fn mutated_fixtures_never_panic(which in 0usize..12, muts in prop::collection::vec(mutation(), 1..6)) {
+    fn mutated_fixtures_never_panic(which in 0usize..14, muts in prop::collection::vec(mutation(), 1..6)) {
         if !have_gcc() {
             return Ok(());
         }
