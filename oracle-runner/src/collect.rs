@@ -276,6 +276,62 @@ pub fn kernel_words(t: &Template, chip: &str, wave: u32) -> Result<Vec<u32>, Str
     })
 }
 
+/// The declared tolerances of a template kernel's output columns: an output dword (v10 upwards) whose last
+/// write in `words` is a transcendental the registry gives a tolerance (`reference_model::rules::tolerance_ulp`:
+/// the hardware's approximations are unmeasured) carries it, counted in f32 or f16 ULP. Every other column,
+/// and an f64 result (no f64 tolerance format exists), is compared bit for bit. The columns are not part of the
+/// kernel's content hash, so measurement IDs do not depend on them.
+pub fn tolerance_columns(
+    chip: &str,
+    words: &[u32],
+    outputs: u32,
+) -> Vec<measurements::kernel::ColumnPolicy> {
+    use measurements::kernel::{ColumnPolicy, TolFormat};
+    use reference_model::isa::{Operand, Role};
+    let Some(target) = reference_model::exec::target_of(chip) else {
+        return Vec::new();
+    };
+    let Ok(insts) = reference_model::isa::decode_all(target, words) else {
+        return Vec::new();
+    };
+    // The last instruction writing each output register.
+    let mut last: Vec<Option<reference_model::isa::Op>> = vec![None; outputs as usize];
+    for inst in &insts {
+        if let Some(Operand::Vgpr { first, width }) = inst.operand(Role::Vdst) {
+            for r in first as u32..first as u32 + width.max(1) as u32 {
+                if (10..10 + outputs).contains(&r) {
+                    last[(r - 10) as usize] = Some(inst.op);
+                }
+            }
+        }
+    }
+    let mut columns = Vec::new();
+    for (i, op) in last.iter().enumerate() {
+        let Some(op) = op else { continue };
+        let name = op.mnemonic();
+        let Some(ulp) = reference_model::rules::tolerance_ulp(name) else {
+            continue;
+        };
+        let format = if name.ends_with("_f16") {
+            TolFormat::F16
+        } else if name.ends_with("_f32") {
+            TolFormat::F32
+        } else {
+            continue;
+        };
+        columns.push(ColumnPolicy {
+            index: i as u32,
+            format,
+            ulp,
+            reason: format!(
+                "{name}: the hardware's approximation is unmeasured; rules::tolerance_ulp allows {ulp} ULP \
+                 (rule transcendental.approximation, inferred)"
+            ),
+        });
+    }
+    columns
+}
+
 /// The kernel of `t` for one dispatch shape: the plain `oracle-v1` layout, or the one with buffers.
 pub fn template_kernel(t: &Template, name: &str, words: &[u32], wave: u32, threads: u32) -> Kernel {
     let Some(b) = &t.buffers else {
@@ -433,7 +489,9 @@ pub fn collect(
                     .find(|(w, _)| *w == c.wave)
                     .expect("assembled above")
                     .1;
-                kernels.push(template_kernel(t, &name, w, c.wave, c.threads()));
+                let mut k = template_kernel(t, &name, w, c.wave, c.threads());
+                k.columns = tolerance_columns(&chip, w, t.outputs);
+                kernels.push(k);
                 kernels.len() - 1
             }
         };

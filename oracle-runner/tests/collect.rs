@@ -600,3 +600,70 @@ fn every_bundled_template_assembles_for_the_chips_it_targets_and_runs_on_the_mod
         "{text}"
     );
 }
+
+/// A transcendental's output column carries the registry's tolerance (the last write of the register decides),
+/// and conformance counts a value within it apart from the exact matches and one beyond it as a mismatch.
+#[test]
+fn transcendental_columns_carry_the_registry_tolerance() {
+    if !have_llvm_mc() {
+        return;
+    }
+    const T: &str = r#"
+name = "trans"
+about = "tolerance columns"
+settles = ["transcendental.approximation"]
+body = """
+v_sin_f32 v10, v4
+v_mov_b32 v11, v4
+v_exp_f32 v12, v4
+v_mov_b32 v12, 0
+v_mov_b32 v13, 0
+v_rcp_f16 v13, v4
+"""
+outputs = 4
+lanes = 64
+operands = [["random:64:5"]]
+modes = ["c0/0/1/0"]
+"#;
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path().join("trans.toml");
+    std::fs::write(&t, T).unwrap();
+    let out = tmp.path().join("out");
+    let o = oracle(&[
+        "collect",
+        t.to_str().unwrap(),
+        "--backend",
+        "model",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let mut ds = Dataset::load(std::slice::from_ref(&out)).unwrap();
+    let suite = ds.suites.values_mut().next().unwrap();
+    for k in &suite.kernels.kernels {
+        let cols: Vec<(u32, u32)> = k.columns.iter().map(|c| (c.index, c.ulp)).collect();
+        assert_eq!(cols, [(0, 10), (3, 1)], "{}", k.name);
+        assert_eq!(k.columns[1].format, measurements::kernel::TolFormat::F16);
+    }
+    // Every finite non-zero sine moved 3 ULP (within 10), one f16 reciprocal 2 ULP (beyond 1).
+    let mut moved = 0u64;
+    for r in suite.rows.values_mut() {
+        let v = r.row.cells[0].value;
+        if v & 0x7fff_ffff != 0 && v & 0x7f80_0000 != 0x7f80_0000 && v & 0x7fff_ffff < 0x7f00_0000 {
+            r.row.cells[0].value = v + 3;
+            moved += 1;
+        }
+    }
+    assert!(moved > 30, "{moved}");
+    let r = suite.rows.values_mut().next().unwrap();
+    r.row.cells[3].value += 2;
+    let backends: Vec<Box<dyn measurements::Backend>> =
+        vec![Box::new(reference_model::exec::ModelBackend::default())];
+    let s = conformance::verify(&ds, &backends, &conformance::Options::default(), |_| {});
+    let b = &s.backends[0];
+    assert_eq!(
+        (b.counts.matched_with_tolerance, b.counts.mismatched),
+        (moved, 1),
+        "{b:?}"
+    );
+}
