@@ -240,6 +240,32 @@ impl<'p> Cx<'p> {
         v
     }
 
+    /// VGPR at a computed index (relative addressing): an index at or past v255 reads v0 (rule
+    /// `valu.movrel_range`). Writes go through to the file, so the element read is current.
+    pub fn vget_dyn(&mut self, r: Sv) -> Sv {
+        let limit = self.e.k32(256);
+        let ok = self.e.cmp(Cmp::ULt, r, limit);
+        let z = self.e.k32(0);
+        let idx = self.e.select(ok, r, z);
+        let p = self.e.local_elem(self.v, idx.id);
+        self.e.load32(p)
+    }
+
+    /// Writes VGPR at a computed index when `active`; past v255 the write is dropped (rule
+    /// `valu.movrel_range`). Any VGPR may have changed, so the block's known values are forgotten.
+    pub fn vset_dyn_if(&mut self, r: Sv, v: Sv, active: Sv) {
+        let limit = self.e.k32(256);
+        let ok = self.e.cmp(Cmp::ULt, r, limit);
+        let z = self.e.k32(0);
+        let idx = self.e.select(ok, r, z);
+        let p = self.e.local_elem(self.v, idx.id);
+        let old = self.e.load32(p);
+        let go = self.e.band(ok, active);
+        let n = self.e.select(go, v, old);
+        self.e.store(p, n);
+        self.forget_registers();
+    }
+
     /// Writes VGPR `r` of this lane when `active` (past v255: dropped).
     pub fn vset_if(&mut self, r: u32, v: Sv, active: Sv) {
         let old = self.vget(r);

@@ -2121,6 +2121,114 @@ fn vector(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
             cx.swrite(dst, r, inst, pc)?;
             return Ok(Done::Next);
         }
+        VSwapB32 => {
+            plain_form(inst, pc)?;
+            let (Some(Operand::Vgpr { first: d, .. }), Some(Operand::Vgpr { first: s, .. })) =
+                (inst.operand(Role::Vdst), inst.operand(Role::Src0))
+            else {
+                return Err(refusal(inst, pc, "v_swap needs VGPRs"));
+            };
+            let a = cx.vget(d as u32);
+            let b = cx.vget(s as u32);
+            cx.vset_if(d as u32, b, active);
+            cx.vset_if(s as u32, a, active);
+            return Ok(Done::Next);
+        }
+        VMovrelsB32 | VMovreldB32 | VMovrelsdB32 | VMovrelsd2B32 => {
+            // DPP is refused before (dpp_prelude); SDWA and modifiers by the model's field check.
+            plain_form(inst, pc)?;
+            let Some(Operand::Vgpr { first: d, .. }) = inst.operand(Role::Vdst) else {
+                return Err(refusal(
+                    inst,
+                    pc,
+                    "relative addressing needs a VGPR destination",
+                ));
+            };
+            let m0 = cx.sget(crate::compile::sreg::M0);
+            let e = &mut cx.e;
+            // Indices as the model forms them (no wrap: M0 at or past 256 puts every index past the file).
+            let k256 = e.k32(256);
+            let m0_in = e.cmp(Cmp::ULt, m0, k256);
+            let m0c = e.select(m0_in, m0, k256);
+            let (rs, rd) = match op {
+                VMovrelsB32 => (m0c, e.k32(0)),
+                VMovreldB32 => (e.k32(0), m0c),
+                VMovrelsdB32 => (m0c, m0c),
+                _ => {
+                    let lo = e.bink(Bin::And, m0, 0x3ff);
+                    let hi = e.field(m0, 16, 10);
+                    (lo, hi)
+                }
+            };
+            let dst = e.bink(Bin::Add, rd, d as u64);
+            let v = match inst.operand(Role::Src0) {
+                Some(Operand::Vgpr { first: s, .. }) => {
+                    let src = cx.e.bink(Bin::Add, rs, s as u64);
+                    cx.vget_dyn(src)
+                }
+                // v_movreld takes a scalar source too.
+                _ if op == VMovreldB32 => src(cx, Role::Src0, false)?,
+                _ => return Err(refusal(inst, pc, "relative addressing needs VGPR operands")),
+            };
+            cx.vset_dyn_if(dst, v, active);
+            return Ok(Done::Next);
+        }
+        VPermlane16B32 | VPermlanex16B32 => {
+            plain_form(inst, pc)?;
+            let Some(Operand::Vgpr { first, .. }) = inst.operand(Role::Src0) else {
+                return Err(refusal(inst, pc, "v_permlane needs a VGPR source"));
+            };
+            // op_sel[0] fetches inactive lanes, op_sel[1] is bound_ctrl (rule valu.permlane_fi_bound_ctrl).
+            let (fi, bound) = (m.op_sel & 1 == 1, m.op_sel >> 1 & 1 == 1);
+            let v = cx.vget(first as u32);
+            cx.publish(0, v);
+            cx.cut();
+            let o1 = cx.op(inst, Role::Src1, pc)?;
+            let o2 = cx.op(inst, Role::Src2, pc)?;
+            let s1 = cx.sread(o1, false, inst, pc)?;
+            let s2 = cx.sread(o2, false, inst, pc)?;
+            let wave = cx.shape().wave;
+            let exec = cx.exec();
+            let lane = cx.lane;
+            let e = &mut cx.e;
+            let l = e.bink(Bin::And, lane, 15);
+            let k8 = e.k32(8);
+            let low = e.cmp(Cmp::ULt, l, k8);
+            let sh = e.bink(Bin::And, l, 7);
+            let sh = e.bink(Bin::Shl, sh, 2);
+            let word = e.select(low, s1, s2);
+            let sel = e.bin(Bin::LShr, word, sh);
+            let sel = e.bink(Bin::And, sel, 15);
+            let row = e.bink(Bin::LShr, lane, 4);
+            let row = if op == VPermlanex16B32 {
+                e.bink(Bin::Xor, row, 1)
+            } else {
+                row
+            };
+            let base = e.bink(Bin::Shl, row, 4);
+            let from = e.bin(Bin::Add, base, sel);
+            let kw = e.k32(wave);
+            let inside = e.cmp(Cmp::ULt, from, kw);
+            let z = e.k32(0);
+            let safe = e.select(inside, from, z);
+            let f64v = e.zext(safe);
+            let bit = e.bin(Bin::LShr, exec, f64v);
+            let bit = e.bink(Bin::And, bit, 1);
+            let on = e.nz(bit);
+            let on = if fi { e.kbool(true) } else { on };
+            let ok = e.band(inside, on);
+            let got = cx.fetch(safe, 0);
+            cx.next_slot();
+            let active = cx.active();
+            let d = vdst()?;
+            let old = cx.vget(d);
+            let e = &mut cx.e;
+            let z = e.k32(0);
+            let fallback = if bound { z } else { old };
+            let r = e.select(ok, got, fallback);
+            cx.vset_if(d, r, active);
+            return Ok(Done::Next);
+        }
         VWritelaneB32 => {
             plain_form(inst, pc)?;
             let o0 = cx.op(inst, Role::Src0, pc)?;
