@@ -827,8 +827,8 @@ fn float_compares_match_the_model_in_every_float_mode() {
 }
 
 /// v_swap_b32, the relative moves (M0 in range, past the file, the scalar source of v_movreld, the split M0 of
-/// v_movrelsd_2) and v_permlane16/v_permlanex16 with fetch-inactive and bound_ctrl under a partial EXEC, in
-/// wave32 and wave64.
+/// v_movrelsd_2), v_permlane16/v_permlanex16 with fetch-inactive and bound_ctrl under a partial EXEC and the quad
+/// SADs, in wave32 and wave64.
 fn swap_movrel_permlane(wave: u32) -> String {
     let (exec_set, exec_all) = if wave == 32 {
         ("s_mov_b32 exec_lo, 0x5a5a3c3c", "s_mov_b32 exec_lo, -1")
@@ -850,11 +850,17 @@ fn swap_movrel_permlane(wave: u32) -> String {
          v_permlane16_b32 v28, v10, s8, s9\nv_permlanex16_b32 v29, v11, s9, s8 op_sel:[1,0]\n\
          v_permlane16_b32 v30, v12, s10, s8 op_sel:[1,1]\nv_permlanex16_b32 v31, v13, s8, s10 op_sel:[0,1]\n\
          s_mov_b32 m0, 5\nv_movrels_b32 v32, v30\n{exec_all}\n\
+         v_qsad_pk_u16_u8 v[34:35], v[10:11], v12, v[12:13]\nv_mqsad_pk_u16_u8 v[36:37], v[11:12], v13, v[10:11]\n\
+         v_mqsad_u32_u8 v[40:43], v[10:11], v12, v[10:13]\nv_xor_b32 v44, v35, v37\nv_xor_b32 v44, v44, v40\n\
+         v_xor_b32 v44, v44, v41\nv_xor_b32 v44, v44, v42\nv_add_nc_u32 v44, v44, v43\n\
          v_lshlrev_b32 v1, 6, v0\n\
          buffer_store_dwordx4 v[20:23], v1, s[4:7], 0 offen\n\
          buffer_store_dwordx4 v[24:27], v1, s[4:7], 0 offen offset:16\n\
          buffer_store_dwordx4 v[28:31], v1, s[4:7], 0 offen offset:32\n\
-         buffer_store_dword v32, v1, s[4:7], 0 offen offset:48\ns_endpgm"
+         buffer_store_dword v32, v1, s[4:7], 0 offen offset:48\n\
+         buffer_store_dword v34, v1, s[4:7], 0 offen offset:52\n\
+         buffer_store_dword v36, v1, s[4:7], 0 offen offset:56\n\
+         buffer_store_dword v44, v1, s[4:7], 0 offen offset:60\ns_endpgm"
     )
 }
 

@@ -2121,6 +2121,44 @@ fn vector(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
             cx.swrite(dst, r, inst, pc)?;
             return Ok(Done::Next);
         }
+        VQsadPkU16U8 | VMqsadPkU16U8 | VMqsadU32U8 => {
+            if m.clamp {
+                return Err(refusal(inst, pc, "clamp on a quad SAD is not documented"));
+            }
+            let oa = cx.op(inst, Role::Src0, pc)?;
+            let a = cx.vread64(oa, false, inst, pc)?;
+            let b = src(cx, Role::Src1, false)?;
+            let oc = cx.op(inst, Role::Src2, pc)?;
+            let c_lo = cx.vread64(oc, false, inst, pc)?;
+            let c_hi = if op == VMqsadU32U8 {
+                let hi = match oc {
+                    Operand::Vgpr { first, width } => Operand::Vgpr {
+                        first: first + 2,
+                        width: width.saturating_sub(2),
+                    },
+                    Operand::Sgpr { first, width } => Operand::Sgpr {
+                        first: first + 2,
+                        width: width.saturating_sub(2),
+                    },
+                    other => {
+                        return Err(refusal(
+                            inst,
+                            pc,
+                            format!("128-bit source {other:?} is not a register range"),
+                        ))
+                    }
+                };
+                Some(cx.vread64(hi, false, inst, pc)?)
+            } else {
+                None
+            };
+            let r = valu::quad_sad(&mut cx.e, op, a, b, c_lo, c_hi);
+            let d = vdst()?;
+            for (i, v) in r.into_iter().enumerate() {
+                cx.vset_if(d + i as u32, v, active);
+            }
+            return Ok(Done::Next);
+        }
         VSwapB32 => {
             plain_form(inst, pc)?;
             let (Some(Operand::Vgpr { first: d, .. }), Some(Operand::Vgpr { first: s, .. })) =

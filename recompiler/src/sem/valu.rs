@@ -56,6 +56,52 @@ fn sad_bytes<L: Lower>(l: &mut L, a: L::V, b: L::V, masked: bool) -> L::V {
     l.zext(s)
 }
 
+/// `v_qsad_pk_u16_u8`, `v_mqsad_pk_u16_u8` and `v_mqsad_u32_u8` (the model's `quad_sad`, rule `valu.quad_sad`):
+/// the SADs of the four byte windows of the 64-bit `a` starting at bytes 0..3 against `b` (the masked forms skip
+/// the bytes where `b` is 0), each added to its 16-bit (truncated) or 32-bit field of `c` (`c_lo` and, for the
+/// 32-bit form, `c_hi`). Returns the result's dwords: two, or four for `v_mqsad_u32_u8`.
+pub fn quad_sad<L: Lower>(
+    l: &mut L,
+    op: Op,
+    a: L::V,
+    b: L::V,
+    c_lo: L::V,
+    c_hi: Option<L::V>,
+) -> Vec<L::V> {
+    let masked = op != Op::VQsadPkU16U8;
+    let wide = op == Op::VMqsadU32U8;
+    let c_words = [l.trunc(c_lo), l.hi(c_lo)];
+    let c_words = match c_hi {
+        Some(h) => vec![c_words[0], c_words[1], l.trunc(h), l.hi(h)],
+        None => c_words.to_vec(),
+    };
+    let mut fields = Vec::with_capacity(4);
+    for i in 0..4u32 {
+        let w = l.bink(Bin::LShr, a, 8 * i as u64);
+        let window = l.trunc(w);
+        let acc = if wide {
+            c_words[i as usize]
+        } else {
+            l.field(c_words[(i / 2) as usize], 16 * (i % 2), 16)
+        };
+        let sum = sad_bytes(l, window, b, masked);
+        let sum = l.trunc(sum);
+        let total = l.bin(Bin::Add, sum, acc);
+        fields.push(if wide {
+            total
+        } else {
+            l.bink(Bin::And, total, 0xffff)
+        });
+    }
+    if wide {
+        fields
+    } else {
+        let h0 = l.bink(Bin::Shl, fields[1], 16);
+        let h1 = l.bink(Bin::Shl, fields[3], 16);
+        vec![l.bin(Bin::Or, fields[0], h0), l.bin(Bin::Or, fields[2], h1)]
+    }
+}
+
 /// A 32-bit integer operation of up to three 32-bit sources (absent ones are 0).
 pub fn int32<L: Lower>(l: &mut L, op: Op, a: L::V, b: L::V, c: L::V, clamp: bool) -> Option<L::V> {
     use Op::*;
