@@ -262,6 +262,13 @@ const VOP1: &[Op] = &[
     Op::VLogF32,
     Op::VExpF16,
     Op::VLogF16,
+    Op::VSinF32,
+    Op::VCosF32,
+    Op::VSinF16,
+    Op::VCosF16,
+    Op::VRcpF64,
+    Op::VSqrtF64,
+    Op::VRsqF64,
 ];
 
 /// VOP3-only operations drawn, with their source counts.
@@ -294,6 +301,10 @@ const VOP3: &[(Op, usize)] = &[
     (Op::VMinF64, 2),
     (Op::VMaxF64, 2),
     (Op::VLdexpF64, 2),
+    (Op::VCubeidF32, 3),
+    (Op::VCubescF32, 3),
+    (Op::VCubetcF32, 3),
+    (Op::VCubemaF32, 3),
 ];
 
 /// VOP3P operations drawn, with their source counts: packed f16 and 16-bit integer, the mixed-precision
