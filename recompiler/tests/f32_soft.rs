@@ -1882,7 +1882,11 @@ fn norm_conversions_match_the_model_in_every_mode() {
         for d in [32767.0f32, 65535.0] {
             for half in [0.0f32, 0.5] {
                 let v = ((k as f32 + half) / d).to_bits();
-                p.extend([(v, v ^ 0x8000_0000), (v + 1, v.wrapping_sub(1)), (0x3f80_0001, v)]);
+                p.extend([
+                    (v, v ^ 0x8000_0000),
+                    (v + 1, v.wrapping_sub(1)),
+                    (0x3f80_0001, v),
+                ]);
             }
         }
     }
