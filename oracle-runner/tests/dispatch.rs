@@ -611,6 +611,7 @@ fn process(f: &mut Fake, queue: u64) {
                 .map(|l| (l as u32, inputs[4 * l..4 * l + 4].to_vec()))
                 .collect(),
             independent_groups: false,
+            addresses: None,
         };
         let model = reference_model::exec::ModelBackend {
             limits: reference_model::exec::Limits {
