@@ -89,8 +89,9 @@ fn details(c: &Command) -> String {
             values,
             ..
         } => format!(
-            "  {} registers from {}{}",
+            "  {} register{} from {}{}",
             values.len(),
+            if values.len() == 1 { "" } else { "s" },
             regs::name(*start),
             if *index != 0 {
                 format!(", INDEX {index}")
