@@ -1,9 +1,9 @@
 //! The PS5 GPU's command processor, compute path: PM4 command buffers in, jobs out.
 //!
 //! A PS5 title does not hand over jobs: through the AGC library it writes PM4 command buffers that set shader
-//! registers and dispatch. This module decodes them ([`packet`], [`command`]), keeps the SH register state
+//! registers and dispatch. This module decodes them ([`packet`], [`mod@command`]), keeps the SH register state
 //! and runs each dispatch as a [`measurements::Job`] on any backend ([`cp`], [`dispatch`]); it also writes them
-//! ([`encode`], the AGC builder's side, our own code) and prints them ([`dump`]). `conformance --via pm4`
+//! ([`encode`], the AGC builder's side, our own code) and prints them ([`mod@dump`]). `conformance --via pm4`
 //! writes every measured job as a command buffer and runs it through here, so the driver is held to the same
 //! measured rows as the recompiler.
 //!

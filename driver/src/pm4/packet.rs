@@ -571,3 +571,67 @@ impl fmt::Display for Engine {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_table_has_each_opcode_once_in_order() {
+        for w in OPCODES.windows(2) {
+            assert!(
+                w[0].opcode < w[1].opcode,
+                "{:#x} {:#x}",
+                w[0].opcode,
+                w[1].opcode
+            );
+        }
+    }
+
+    #[test]
+    fn amd_names_with_the_agc_aliases_beside_them() {
+        let names = |op: u8| op_info(op).map(|i| (i.name, i.agc));
+        assert_eq!(
+            names(0x63),
+            Some(("LOAD_SH_REG_INDEX", Some("SET_SH_REG_INDIRECT")))
+        );
+        assert_eq!(
+            names(0x64),
+            Some(("LOAD_UCONFIG_REG_INDEX", Some("SET_UC_REG_INDIRECT")))
+        );
+        assert_eq!(
+            names(0x9f),
+            Some(("LOAD_CONTEXT_REG_INDEX", Some("SET_CX_REG_INDIRECT")))
+        );
+        assert_eq!(names(0x73), Some(("SET_CONTEXT_REG_INDIRECT", None)));
+        assert_eq!(names(0x93), Some(("WAIT_REG_MEM64", None)));
+        assert_eq!(op_info(0x47), None, "EVENT_WRITE_EOP is gfx6-8's");
+        let run: Vec<&str> = OPCODES
+            .iter()
+            .filter(|o| o.executed)
+            .map(|o| o.name)
+            .collect();
+        assert_eq!(
+            run,
+            [
+                "NOP",
+                "SET_BASE",
+                "DISPATCH_DIRECT",
+                "DISPATCH_INDIRECT",
+                "WRITE_DATA",
+                "WAIT_REG_MEM",
+                "INDIRECT_BUFFER",
+                "EVENT_WRITE",
+                "RELEASE_MEM",
+                "DMA_DATA",
+                "ACQUIRE_MEM",
+                "LOAD_SH_REG_INDEX",
+                "SET_SH_REG",
+                "WAIT_REG_MEM64",
+                "SET_SH_REG_INDEX"
+            ]
+        );
+        assert_eq!(header(0x49, 8), 0xc006_4900);
+        assert_eq!(header(0x63, 5), 0xc003_6300);
+    }
+}
