@@ -108,7 +108,7 @@ fn through_pm4_lavapipe_gives_the_direct_results() {
 }
 
 #[test]
-fn the_command_line_says_how_jobs_ran() {
+fn on_the_command_line_via_pm4_equals_the_direct_run() {
     let run = |args: &[&str]| {
         let out = Command::new(env!("CARGO_BIN_EXE_conformance"))
             .args(args)
@@ -121,14 +121,8 @@ fn the_command_line_says_how_jobs_ran() {
             String::from_utf8_lossy(&out.stderr).to_string(),
         )
     };
-    let common = [
-        "--backend",
-        "model",
-        "--suite",
-        "peer-read-lane",
-        "--format",
-        "json",
-    ];
+    // All the bundled data: `conformance --via pm4 --backend model` against `conformance --backend model`.
+    let common = ["--backend", "model", "--format", "json"];
     let (direct, code, _) = run(&common);
     let mut args = vec!["--via", "pm4"];
     args.extend(common);
@@ -139,4 +133,5 @@ fn the_command_line_says_how_jobs_ran() {
     assert!(stderr.contains("PM4 command processor"), "{stderr}");
     assert_eq!(pm4["backends"], direct["backends"]);
     assert_eq!(pm4["backends"][0]["name"], "model");
+    assert_eq!(pm4["backends"][0]["cells"], 38_240);
 }
