@@ -897,3 +897,37 @@ fn the_builder_writes_what_the_hand_written_words_say() {
         }
     ));
 }
+
+#[test]
+fn agc_nop_wrapped_commands_are_refused_and_markers_skipped() {
+    // An AGC push marker (NOP subcommand 0x0b in header bits 7:2) with a string payload: skipped.
+    let marker = [0xc001_102c, u32::from_le_bytes(*b"pass"), 0];
+    let (_, r, _) = run(&marker, Engine::Compute);
+    r.unwrap();
+    // AGC's NOP-wrapped RELEASE_MEM (subcommand 0x18: header 0xc0061060, eight dwords): the PS5's driver acts on
+    // it, so skipping it as a NOP could drop a fence; refused, and the dump names it.
+    let wrapped = [
+        0xc006_1060,
+        0x28 | (5 << 8),
+        2 << 29,
+        lo(BUF),
+        hi(BUF),
+        1,
+        0,
+        0,
+    ];
+    let (cp, r, _) = run(&wrapped, Engine::Compute);
+    let e = r.unwrap_err();
+    assert_eq!((e.at.dword, e.opcode), (0, Some(0x10)));
+    assert!(
+        e.to_string().contains("AGC subcommand 0x18 (RELEASE_MEM"),
+        "{e}"
+    );
+    assert_eq!(cp.memory().read_dwords(BUF, 2).unwrap(), [0, 0]);
+    let (text, err) = driver::pm4::dump(&wrapped, Engine::Compute);
+    assert_eq!(err, None);
+    assert!(
+        text.contains("NOP (8 dwords)  AGC subcommand 0x18 RELEASE_MEM"),
+        "{text}"
+    );
+}

@@ -41,6 +41,9 @@ pub enum Command {
     Nop {
         /// The payload dwords.
         payload: Vec<u32>,
+        /// Header bits 7:2, which AMD reserves and the AGC library uses to mark NOP-wrapped commands of its
+        /// own ([`agc_nop_name`]); 0 in a plain NOP.
+        agc_subcommand: u32,
     },
     /// SET_SH_REG (0x76) or SET_SH_REG_INDEX (0x9B): consecutive SH registers from `start`.
     SetShReg {
@@ -200,6 +203,30 @@ pub enum Command {
     },
 }
 
+/// The name of an AGC NOP subcommand (header bits 7:2 of a NOP), as OpenAGC reads them from
+/// `libSceAgc.sprx` (`include/agc_pm4.h`, `AgcPm4Subcommand`): commands the PS5's driver, not the CP, acts on.
+pub fn agc_nop_name(sub: u32) -> Option<&'static str> {
+    Some(match sub {
+        0x04 => "DRAW_INDEX_AUTO",
+        0x05 => "DRAW_RESET",
+        0x06 => "WAIT_FLIP_DONE",
+        0x09 => "ACB_RESET",
+        0x0a => "WAIT_MEM32 or SET_MARKER",
+        0x0b => "PUSH_MARKER",
+        0x0c => "POP_MARKER",
+        0x11 => "SH_REGS_INDIRECT",
+        0x12 => "CX_REGS_INDIRECT",
+        0x13 => "UC_REGS_INDIRECT",
+        0x14 => "ACQUIRE_MEM",
+        0x15 => "WRITE_DATA",
+        0x16 => "WAIT_MEM64",
+        0x17 => "FLIP",
+        0x18 => "RELEASE_MEM",
+        0x19 => "DMA_DATA",
+        _ => return None,
+    })
+}
+
 fn at(p: &Packet, i: usize) -> u32 {
     p.body().get(i).copied().unwrap_or(0)
 }
@@ -226,6 +253,7 @@ pub fn command(p: &Packet, engine: Engine) -> Result<Command, DecodeError> {
     Ok(match info.opcode {
         op::NOP => Command::Nop {
             payload: body.to_vec(),
+            agc_subcommand: (p.header() >> 2) & 0x3f,
         },
         op::SET_SH_REG | op::SET_SH_REG_INDEX => {
             let d = at(p, 0);

@@ -268,7 +268,21 @@ impl CommandProcessor {
     ) -> Result<Flow, CpErrorKind> {
         let name = op_info(opcode).map_or("?".to_string(), |i| i.display_name());
         match cmd {
-            Command::Filler | Command::Nop { .. } | Command::AcquireMem { .. } => {}
+            Command::Filler | Command::AcquireMem { .. } => {}
+            // Debug markers (push and pop, a string payload) change nothing on the GPU.
+            Command::Nop {
+                agc_subcommand: 0 | 0x0b | 0x0c,
+                ..
+            } => {}
+            Command::Nop { agc_subcommand, .. } => {
+                let what = super::command::agc_nop_name(agc_subcommand)
+                    .map_or(String::new(), |n| format!(" ({n} in OpenAGC's reading)"));
+                return Err(refused(
+                    format!("a NOP with AGC subcommand {agc_subcommand:#x}{what}"),
+                    "the AGC library wraps commands of its own in NOPs for the PS5's driver to act on at \
+                     submission; skipping it as a NOP could drop work, so it is not run",
+                ));
+            }
             Command::SetShReg {
                 opcode,
                 start,

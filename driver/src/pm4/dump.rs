@@ -77,11 +77,23 @@ fn initiator(v: u32) -> String {
 fn details(c: &Command) -> String {
     match c {
         Command::Filler => String::new(),
-        Command::Nop { payload } if payload.is_empty() => String::new(),
-        Command::Nop { payload } => {
-            let shown: Vec<String> = payload.iter().take(8).map(|d| format!("{d:08x}")).collect();
-            let more = if payload.len() > 8 { " ..." } else { "" };
-            format!("  payload {}{more}", shown.join(" "))
+        Command::Nop {
+            payload,
+            agc_subcommand,
+        } => {
+            let mut t = String::new();
+            if *agc_subcommand != 0 {
+                t.push_str(&format!(
+                    "  AGC subcommand {agc_subcommand:#x} {}",
+                    super::command::agc_nop_name(*agc_subcommand).unwrap_or("(unknown)")
+                ));
+            }
+            if !payload.is_empty() {
+                let shown: Vec<String> = payload.iter().take(8).map(|d| format!("{d:08x}")).collect();
+                let more = if payload.len() > 8 { " ..." } else { "" };
+                t.push_str(&format!("  payload {}{more}", shown.join(" ")));
+            }
+            t
         }
         Command::SetShReg {
             start,

@@ -60,7 +60,7 @@
 //!
 //! | packet | what it does here |
 //! |---|---|
-//! | NOP, type-2 filler | nothing (a NOP's payload is skipped; the header-only NOP is one dword) |
+//! | NOP, type-2 filler | nothing (a NOP's payload is skipped; the header-only NOP is one dword). A NOP with header bits 7:2 set is one of the AGC library's NOP-wrapped commands, which the PS5's driver acts on ([`command::agc_nop_name`], OpenAGC's names; Kyty decodes 0xc0061060, subcommand 0x18, as a RELEASE_MEM): push and pop markers are skipped, the others refused, since skipping them could drop a fence or a write |
 //! | SET_SH_REG, SET_SH_REG_INDEX | writes compute registers ([`regs`]); INDEX 3 only on the CU masks; a register gfx10 has no compute register at, or one the CP writes itself (COMPUTE_DISPATCH_INITIATOR, COMPUTE_DIM_*), is refused, and a refused packet writes nothing |
 //! | LOAD_SH_REG_INDEX (AGC SET_SH_REG_INDIRECT) | reads the values, or (offset, value) pairs, from memory when the packet runs; INDEX 0 (direct address) only |
 //! | DISPATCH_DIRECT, DISPATCH_INDIRECT | one job ([`dispatch`]); the group counts of the indirect form are read when it runs |
