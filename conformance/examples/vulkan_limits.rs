@@ -41,6 +41,7 @@ fn job(words: &[u32]) -> Job {
         dispatch: "0000000000000000".into(),
         lanes: (0..32).map(|l| (l, vec![l])).collect(),
         independent_groups: false,
+        addresses: None,
     }
 }
 

@@ -142,6 +142,7 @@ fn guest_job(words: &[u32], groups: u32, threads: u32, inputs: &[[u32; 4]]) -> J
             .map(|(l, v)| (l as u32, v.to_vec()))
             .collect(),
         independent_groups: true,
+        addresses: None,
     }
 }
 

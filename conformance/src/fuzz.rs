@@ -974,6 +974,7 @@ pub fn job(words: &[u32], wave: u32, groups: u32, mode: FloatMode, inputs: &[Vec
             .collect(),
         // Each workgroup runs its own program on its own lanes' inputs and frame: nothing is shared.
         independent_groups: true,
+        addresses: None,
     }
 }
 

@@ -14,6 +14,7 @@ pub mod bench_gpu;
 pub mod fuzz;
 pub mod known;
 pub mod pattern;
+pub mod pm4;
 pub mod sweep;
 pub mod vulkan;
 

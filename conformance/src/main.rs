@@ -17,6 +17,17 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
+/// How jobs reach the backends (`--via`).
+#[derive(Clone, Copy, ValueEnum)]
+enum ViaArg {
+    /// Each job straight to the backend.
+    Direct,
+    /// Each job as a PM4 command buffer on a compute queue, run by the driver's command processor.
+    Pm4,
+    /// Each job as a PM4 command buffer on the graphics ring.
+    Pm4Graphics,
+}
+
 #[derive(Clone, Copy, ValueEnum)]
 enum Format {
     Text,
@@ -54,6 +65,11 @@ not translate (f64, packed and mixed-precision f16, transcendentals, float atomi
 with the instruction and the reason (counted unsupported). lavapipe ends every shader loop after 65535 iterations:
 a job that runs longer per invocation is refused there, never reported finished. `hsa` is not in this build:
 naming it exits 2. `all` runs the model and every Vulkan device and says on stderr what it left out.
+
+PM4: `--via pm4` writes every job as a PM4 command buffer for a compute queue (`pm4-graphics`: the graphics
+ring), which the driver's command processor decodes and runs, its dispatch on the chosen backend; the rows and
+backend names are the same, so the summary compares cell by cell with the direct run (`via` in the JSON says
+which ran). A command buffer the processor refuses counts its job's cells as unsupported.
 
 Sweeps: `conformance sweep --op v_fract_f32 --mode c0/0/1/0 --backend vulkan:NAME [--shard K/N] [--out F]`
 runs all 2^32 (2^16) inputs of a unary float operation on a device and compares them with the model's float
@@ -111,6 +127,11 @@ struct Cli {
     #[arg(long, value_name = "N", default_value_t = Limits::DEFAULT_DISPATCH_INSTRUCTIONS,
           value_parser = clap::value_parser!(u64).range(1..))]
     job_instructions: u64,
+    /// How each job reaches the backends: `direct`, or `pm4` (written as a PM4 command buffer for a compute
+    /// queue, decoded and run by the driver's command processor, whose dispatch runs on the backend;
+    /// `pm4-graphics` for the graphics ring). The summary is the same shape, with `via` in the JSON.
+    #[arg(long, value_enum, default_value = "direct")]
+    via: ViaArg,
     /// List the Vulkan devices the `vulkan` backend can use (name, driver, subgroup size, shared memory) and
     /// exit.
     #[arg(long)]
@@ -320,6 +341,8 @@ struct JsonOutput<'a> {
     backends_not_in_build: Vec<NotInBuild<'a>>,
     /// The limits every job ran under.
     limits: JsonLimits,
+    /// How the jobs reached the backends: `direct`, `pm4` or `pm4-graphics` (`--via`).
+    via: &'static str,
 }
 
 #[derive(Serialize)]
@@ -435,7 +458,18 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         ..Limits::default()
     };
     let resolved = backends::resolve(&cli.backends, limits)?;
-    let backends = resolved.backends;
+    let via = match cli.via {
+        ViaArg::Direct => conformance::pm4::Via::Direct,
+        ViaArg::Pm4 => conformance::pm4::Via::Pm4,
+        ViaArg::Pm4Graphics => conformance::pm4::Via::Pm4Graphics,
+    };
+    let backends = conformance::pm4::wrap(resolved.backends, via);
+    if via != conformance::pm4::Via::Direct {
+        out::warn(&format!(
+            "conformance: every job runs through the PM4 command processor ({})",
+            via.name()
+        ));
+    }
     if !resolved.missing.is_empty() {
         let names: Vec<String> = backends.iter().map(|b| b.name()).collect();
         let missing: Vec<String> = resolved
@@ -532,6 +566,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                 job_timeout_seconds: limits.wall_clock.map(|d| d.as_secs_f64()),
                 memory_bytes: limits.memory_bytes,
             },
+            via: via.name(),
         };
         // Plain structs of strings and numbers always serialize.
         serde_json::to_string_pretty(&o).unwrap_or_default() + "\n"

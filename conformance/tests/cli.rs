@@ -772,6 +772,7 @@ fn canonical(mut v: serde_json::Value) -> serde_json::Value {
         "stale_known_ids",
         "backends_not_in_build",
         "limits",
+        "via",
     ] {
         o.remove(k);
     }

@@ -206,6 +206,7 @@ fn a_global_access_to_a_zero_byte_array_faults() {
         dispatch: "0000000000000000".into(),
         lanes: (0..32).map(|l| (l, vec![l])).collect(),
         independent_groups: false,
+        addresses: None,
     };
     // Where the model puts the array: mapped in memory-list order, `in` (128 bytes) first.
     let mut mem = GuestMemory::new();

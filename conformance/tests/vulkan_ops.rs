@@ -184,6 +184,7 @@ impl Probe {
                 })
                 .collect(),
             independent_groups: false,
+            addresses: None,
         }
     }
 }

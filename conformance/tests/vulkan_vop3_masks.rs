@@ -29,6 +29,7 @@ fn job(wave: u32, body: &str) -> Job {
         dispatch: "0".into(),
         lanes: (0..wave).map(|l| (l, vec![l, 0, 0, 0])).collect(),
         independent_groups: false,
+        addresses: None,
     }
 }
 

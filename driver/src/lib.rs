@@ -163,6 +163,7 @@ mod info;
 mod instance;
 mod job;
 mod pipeline;
+pub mod pm4;
 mod spirv;
 
 /// The `ash` Vulkan bindings this crate is built on (for [`vk::Result`] in errors).

@@ -57,6 +57,13 @@ pub struct Job {
     /// concurrently, with the result of the model's one-after-another order. Jobs built from measured rows
     /// never set it.
     pub independent_groups: bool,
+    /// Guest addresses the arrays must be mapped at, parallel to the kernel's memory list; `None` lets the
+    /// backend place them (the model's placement, which every backend shares). Jobs built from measured rows
+    /// leave it `None`. A job rebuilt from a command buffer by the PM4 command processor (`driver::pm4`) sets
+    /// it: its user SGPRs and memory hold the guest's own addresses, so the arrays must be where the guest
+    /// put them. A backend refuses addresses it cannot map (overlapping arrays, a list of the wrong length)
+    /// as [`BackendError::InvalidJob`].
+    pub addresses: Option<Vec<u64>>,
 }
 
 /// One array of a job's memory image with its initial contents.
@@ -394,6 +401,7 @@ pub fn plan_jobs(suite: &Suite) -> Vec<PlannedJob> {
                     dispatch: dispatch.to_string(),
                     lanes: lanes.into_iter().map(|(l, i)| (l, i.to_vec())).collect(),
                     independent_groups: false,
+                    addresses: None,
                 },
                 rows: ids,
             }

@@ -192,6 +192,7 @@ fn a_job_built_in_code_past_the_memory_limits_is_an_error_not_an_abort() {
         dispatch: "0".repeat(16),
         lanes: vec![],
         independent_groups: false,
+        addresses: None,
     };
     // Refused from the sizes: nothing of the 12.5 GiB is allocated.
     match job.memory_image() {

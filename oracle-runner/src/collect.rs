@@ -564,6 +564,7 @@ pub fn collect(
                         .map(|(l, v)| (l as u32, v.to_vec()))
                         .collect(),
                     independent_groups: false,
+                    addresses: None,
                 };
                 let outputs = match target.backend().run(&job) {
                     Ok(o) => o

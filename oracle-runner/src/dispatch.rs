@@ -474,6 +474,14 @@ impl<'a> Device<'a> {
                 reason: "the hsa backend runs oracle-v1 kernels only".into(),
             });
         }
+        if job.addresses.is_some() {
+            return Err(BackendError::Unsupported {
+                instruction: format!("kernel `{}` at fixed guest addresses", k.name),
+                reason: "the hsa backend takes its arrays from ROCr's pools and cannot map them at the guest's \
+                         addresses"
+                    .into(),
+            });
+        }
         if k.grid != [1, 1, 1] || k.threads == 0 || k.threads > 1024 {
             return Err(BackendError::InvalidJob(format!(
                 "kernel `{}`: an oracle-v1 dispatch is one workgroup of 1 to 1024 threads (grid {:?}, {} threads)",

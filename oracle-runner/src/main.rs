@@ -15,14 +15,17 @@
 //!   values); `oracle cite ID...` prints a Markdown block per measurement for a pull request.
 //! - `oracle agents [--hsa-lib PATH]` lists the agents the ROCr runtime sees (loaded at run time), or says
 //!   what is missing: the library, the kernel driver (`/dev/kfd`), an RDNA GPU agent.
+//! - `oracle pm4 dump FILE` prints a PM4 command buffer packet by packet with register names and fields;
+//!   `oracle pm4 encode --kernel NAME` prints the command buffer the driver writes for a measured job.
 //! - `oracle completions SHELL` prints a shell completion script.
 //!
 //! Exit status: 0 on success; 1 when `disasm` met words that are no instruction (each one is a warning on
-//! stderr, the rest is printed); 2 on bad input or usage (the message names the file, line and reason).
+//! stderr, the rest is printed) or `pm4 dump` a packet it cannot decode (the listing ends with it); 2 on bad input or usage (the message names the file, line and reason).
 //! Output cut short by its reader (`| head`) is not an error.
 
 mod disasm;
 mod out;
+mod pm4;
 mod recompile;
 
 use clap::{CommandFactory, Parser, Subcommand};
@@ -50,8 +53,8 @@ a the output must be an f32 NaN; - not checked. A label after a cell is the kern
 Targets: gfx1013 and ps5 (the PS5 GPU) decode with gfx1013's tables; rdna2 (what rows say when the source
 names no chip) and gfx1030, gfx1031, gfx1032, gfx1033, gfx1034, gfx1035, gfx1036 with gfx1030's.
 
-Exit status: 0 success; 1 `disasm` met words that are no instruction (a warning for each, the rest printed);
-2 bad input or usage. Output cut short by its reader (`| head`) is not an error.";
+Exit status: 0 success; 1 `disasm` met words that are no instruction (a warning for each, the rest printed),
+or `pm4 dump` a packet it cannot decode; 2 bad input or usage. Output cut short by its reader (`| head`) is not an error.";
 
 #[derive(Parser)]
 #[command(
@@ -189,12 +192,121 @@ enum Command {
         #[arg(long, value_name = "PATH")]
         hsa_lib: Option<PathBuf>,
     },
+    /// PM4 command buffers: print one packet by packet (`dump`), or write the one the driver's command
+    /// processor runs for a measured job (`encode`).
+    Pm4 {
+        #[command(subcommand)]
+        command: Pm4Command,
+    },
     /// Print a completion script for SHELL on stdout (e.g. `oracle completions bash >
     /// /etc/bash_completion.d/oracle`).
     Completions {
         /// The shell.
         shell: clap_complete::Shell,
     },
+}
+
+/// The queue a command buffer is for.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum Queue {
+    /// A compute queue (AGC's asynchronous compute command buffers).
+    Compute,
+    /// The graphics ring (AGC's draw command buffers).
+    Graphics,
+}
+
+impl Queue {
+    fn engine(self) -> driver::pm4::Engine {
+        match self {
+            Queue::Compute => driver::pm4::Engine::Compute,
+            Queue::Graphics => driver::pm4::Engine::Graphics,
+        }
+    }
+}
+
+#[derive(Subcommand)]
+enum Pm4Command {
+    /// Print a PM4 command buffer like a hardware debugger's decoder: one line per packet with its dword
+    /// offset, header, name (AMD's, and the AGC library's beside it where it differs), size and fields, and
+    /// every register a SET_SH_REG writes by name with its fields. A packet that cannot be decoded (type-0,
+    /// unknown opcode, truncated, wrong size, undefined field) ends the listing with the error, its offset
+    /// and opcode; the exit status is then 1. Indirect buffers are listed, not followed (no guest memory).
+    Dump {
+        /// A hex listing (words separated by whitespace or commas) when the file is printable text, else a
+        /// little-endian binary blob; `-` reads stdin.
+        file: PathBuf,
+        /// Read the file as a little-endian binary blob even if its bytes are printable.
+        #[arg(long)]
+        binary: bool,
+        /// The queue the buffer is for: packet sizes differ (DISPATCH_INDIRECT, EVENT_WRITE, SET_BASE).
+        #[arg(long, value_enum, default_value = "compute")]
+        queue: Queue,
+    },
+    /// Print, as a hex listing `dump` reads, the command buffer the driver writes for the first job of a
+    /// measured kernel (what `conformance --via pm4` runs): the IB2 with the state, the user data and the
+    /// dispatch, or with --submission the IB1 that calls it and waits for its fence.
+    Encode {
+        /// The kernel's name.
+        #[arg(long, value_name = "NAME")]
+        kernel: String,
+        /// The suite holding it, when several do.
+        #[arg(long, value_name = "NAME")]
+        suite: Option<String>,
+        /// Measurement folders (default: the bundled data).
+        #[arg(long = "measurements", value_name = "DIR")]
+        measurements: Vec<PathBuf>,
+        /// The queue.
+        #[arg(long, value_enum, default_value = "compute")]
+        queue: Queue,
+        /// User SGPRs through AGC's SET_SH_REG_INDIRECT and the dispatch through DISPATCH_INDIRECT.
+        #[arg(long)]
+        indirect: bool,
+        /// Print the submitted IB1 instead of the IB2 it calls.
+        #[arg(long)]
+        submission: bool,
+    },
+}
+
+fn pm4_command(c: Pm4Command) -> Result<ExitCode, String> {
+    match c {
+        Pm4Command::Dump {
+            file,
+            binary,
+            queue,
+        } => {
+            let (text, bad) = pm4::dump(&file, binary, queue.engine())?;
+            out::print(&text)?;
+            if bad {
+                out::warn(
+                    "oracle: the command buffer has a packet that cannot be decoded (last line)",
+                );
+                return Ok(ExitCode::from(1));
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Pm4Command::Encode {
+            kernel,
+            suite,
+            measurements,
+            queue,
+            indirect,
+            submission,
+        } => {
+            let options = driver::pm4::EncodeOptions {
+                engine: queue.engine(),
+                indirect_user_data: indirect,
+                indirect_dispatch: indirect,
+            };
+            let part = if submission {
+                pm4::Part::Submission
+            } else {
+                pm4::Part::Body
+            };
+            let text = pm4::encode(&kernel, suite.as_deref(), &measurements, &options, part)?;
+            out::print(&text)?;
+            Ok(ExitCode::SUCCESS)
+        }
+    }
 }
 
 fn main() -> ExitCode {
@@ -267,6 +379,7 @@ fn main() -> ExitCode {
         Command::Merge { dirs, out } => merge(&dirs, &out),
         Command::Cite { ids, measurements } => cite(&ids, &measurements),
         Command::Collect(a) => collect(&a),
+        Command::Pm4 { command } => pm4_command(command),
         Command::Completions { shell } => {
             let mut script = Vec::new();
             clap_complete::generate(shell, &mut Cli::command(), "oracle", &mut script);

@@ -586,3 +586,97 @@ fn collect_on_hsa_without_an_amd_gpu_exits_2_saying_why() {
         );
     }
 }
+
+#[test]
+fn pm4_encode_writes_what_pm4_dump_lists() {
+    let o = oracle(&["pm4", "encode", "--kernel", "LoadsCode"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let listing = o.stdout;
+    let o = oracle_with_stdin(&["pm4", "dump", "-"], &listing);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    let packets: Vec<&str> = out
+        .lines()
+        .filter(|l| l.starts_with("0x"))
+        .map(|l| l.split_whitespace().nth(2).unwrap())
+        .collect();
+    assert_eq!(packets.first(), Some(&"ACQUIRE_MEM"));
+    assert_eq!(packets.last(), Some(&"RELEASE_MEM"));
+    assert!(packets.contains(&"DISPATCH_DIRECT"));
+    // Registers by name, fields decoded: wave32 in the initiator, the title mode in RSRC1, ten user SGPRs.
+    assert!(out.contains("CS_W32_EN=1"), "{out}");
+    assert!(
+        out.lines()
+            .any(|l| l.contains("COMPUTE_PGM_RSRC1") && l.contains("FLOAT_MODE=0xc0 DX10_CLAMP=1")),
+        "{out}"
+    );
+    assert!(out.contains("USER_SGPR=0xa"), "{out}");
+    // The indirect forms, and the AGC alias of LOAD_SH_REG_INDEX.
+    let o = oracle(&["pm4", "encode", "--kernel", "LoadsCode", "--indirect"]);
+    let o = oracle_with_stdin(&["pm4", "dump", "-"], &o.stdout);
+    let out = text(&o.stdout);
+    assert!(
+        out.contains("LOAD_SH_REG_INDEX (AGC SET_SH_REG_INDIRECT)"),
+        "{out}"
+    );
+    assert!(out.contains("DISPATCH_INDIRECT"), "{out}");
+    // The submission calls the body and waits for the fence.
+    let o = oracle(&["pm4", "encode", "--kernel", "LoadsCode", "--submission"]);
+    let o = oracle_with_stdin(&["pm4", "dump", "-"], &o.stdout);
+    let out = text(&o.stdout);
+    assert!(
+        out.contains("INDIRECT_BUFFER") && out.contains("WAIT_REG_MEM64"),
+        "{out}"
+    );
+}
+
+#[test]
+fn pm4_dump_stops_at_a_bad_packet_with_its_offset() {
+    let tmp = tempfile::tempdir().unwrap();
+    // SET_SH_REG of COMPUTE_USER_DATA_0, then opcode 0xee, then a NOP that is never listed.
+    let listing = tmp.path().join("cb.txt");
+    std::fs::write(
+        &listing,
+        "c0017600 00000240 00000007\nc001ee00 00000000 00000000\nffff1000\n",
+    )
+    .unwrap();
+    let o = oracle(&["pm4", "dump", listing.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    let out = text(&o.stdout);
+    assert!(
+        out.contains("COMPUTE_USER_DATA_0") && out.contains("0x00000007"),
+        "{out}"
+    );
+    let last = out.lines().last().unwrap();
+    assert!(
+        last.contains("dword 3") && last.contains("unknown type-3 opcode 0xee"),
+        "{out}"
+    );
+    assert!(!out.contains("NOP"), "{out}");
+    // The same as a binary blob; a DISPATCH_INDIRECT of the compute queue is a bad count on the graphics ring.
+    let blob = tmp.path().join("cb.bin");
+    let words: [u32; 4] = [0xc002_1600, 0x1000, 0, 1];
+    std::fs::write(
+        &blob,
+        words
+            .iter()
+            .flat_map(|w| w.to_le_bytes())
+            .collect::<Vec<u8>>(),
+    )
+    .unwrap();
+    let o = oracle(&["pm4", "dump", "--binary", blob.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stdout));
+    let o = oracle(&[
+        "pm4",
+        "dump",
+        "--binary",
+        "--queue",
+        "graphics",
+        blob.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(text(&o.stdout).contains("it is 3 dwords on the graphics ring"));
+    // A file that is not there is bad input.
+    let o = oracle(&["pm4", "dump", tmp.path().join("none").to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+}

@@ -700,6 +700,7 @@ fn process(f: &mut Fake, queue: u64) {
             dispatch: String::new(),
             lanes: vec![],
             independent_groups: false,
+            addresses: None,
         };
         let model = reference_model::exec::ModelBackend {
             limits: reference_model::exec::Limits {

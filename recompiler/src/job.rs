@@ -66,13 +66,11 @@ pub fn prepare(job: &Job, options: Options) -> Result<Prepared, BackendError> {
     let k = &job.kernel;
     let images = job.memory_image()?;
     let mut guest = GuestMemory::new();
-    let mut addresses = Vec::with_capacity(images.len() + 1);
+    // The model's placement (or the job's fixed addresses), so addresses agree between the backends.
+    let addresses = reference_model::exec::map_arrays(&mut guest, job, &images)?;
     let mut regions: Vec<(String, u64, Vec<u8>)> = Vec::new();
-    for a in &images {
-        let bytes = dwords_to_bytes(&a.dwords);
-        let base = guest.map(&a.name, a.align as u64, bytes.clone());
-        addresses.push(base);
-        regions.push((a.name.clone(), base, bytes));
+    for (a, &base) in images.iter().zip(&addresses) {
+        regions.push((a.name.clone(), base, dwords_to_bytes(&a.dwords)));
     }
     let user = job
         .user_data(&addresses)

@@ -63,6 +63,7 @@ fn job() -> Job {
             .map(|(l, i)| (l as u32, i.to_vec()))
             .collect(),
         independent_groups: false,
+        addresses: None,
     }
 }
 

@@ -120,5 +120,6 @@ pub fn job(
         dispatch: "0000000000000000".into(),
         lanes: (0..threads).map(|l| (l, lanes(l))).collect(),
         independent_groups: false,
+        addresses: None,
     }
 }

@@ -78,6 +78,56 @@ impl GuestMemory {
         Ok(self.map(name, align, bytes))
     }
 
+    /// Maps the little-endian bytes of `dwords` at exactly `base` (a job with fixed guest addresses,
+    /// [`measurements::job::Job::addresses`]); the regions stay sorted, so a later [`GuestMemory::map`] still goes
+    /// after the highest one. A region that would overlap another, share its base or end past 2^64 is
+    /// [`BackendError::InvalidJob`] naming both; host memory the copy cannot get is
+    /// [`BackendError::OutOfMemory`].
+    pub fn try_map_at(
+        &mut self,
+        name: &str,
+        base: u64,
+        dwords: &[u32],
+    ) -> Result<u64, BackendError> {
+        let len = dwords.len().saturating_mul(4);
+        let end = base.checked_add(len as u64).ok_or_else(|| {
+            BackendError::InvalidJob(format!(
+                "array `{name}` at {base:#x} ({len} bytes) ends past the 64-bit address space"
+            ))
+        })?;
+        // Half-open ranges; a 0-byte region still owns its base, so two arrays never share an address.
+        let clash = self.regions.iter().find(|r| {
+            let r_end = r.base + r.bytes.len() as u64;
+            r.base == base || (base < r_end && r.base < end)
+        });
+        if let Some(r) = clash {
+            return Err(BackendError::InvalidJob(format!(
+                "array `{name}` at {base:#x}..{end:#x} overlaps array `{}` at {:#x}..{:#x}",
+                r.name,
+                r.base,
+                r.base + r.bytes.len() as u64
+            )));
+        }
+        let mut bytes = Vec::new();
+        bytes
+            .try_reserve_exact(len)
+            .map_err(|_| out_of_memory(&format!("mapping array `{name}`"), len as u64))?;
+        bytes.extend(dwords.iter().flat_map(|d| d.to_le_bytes()));
+        self.regions
+            .try_reserve(1)
+            .map_err(|_| out_of_memory("the region list", 0))?;
+        let at = self.regions.partition_point(|r| r.base < base);
+        self.regions.insert(
+            at,
+            Region {
+                name: name.to_string(),
+                base,
+                bytes,
+            },
+        );
+        Ok(base)
+    }
+
     /// The region named `name`.
     pub fn region(&self, name: &str) -> Option<&Region> {
         self.regions.iter().find(|r| r.name == name)
@@ -142,6 +192,29 @@ pub fn bytes_to_dwords(bytes: &[u8]) -> Vec<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fixed_regions_are_kept_sorted_and_never_overlap() {
+        let mut m = GuestMemory::new();
+        assert_eq!(m.try_map_at("hi", 0x9000, &[7, 8]), Ok(0x9000));
+        assert_eq!(m.try_map_at("lo", 0x1000, &[5]), Ok(0x1000));
+        assert!(matches!(
+            m.try_map_at("x", 0x9004, &[0]),
+            Err(BackendError::InvalidJob(_))
+        ));
+        assert!(matches!(
+            m.try_map_at("x", 0x1000, &[]),
+            Err(BackendError::InvalidJob(_))
+        ));
+        assert!(matches!(
+            m.try_map_at("x", u64::MAX - 3, &[0, 0]),
+            Err(BackendError::InvalidJob(_))
+        ));
+        assert_eq!(m.read_u32(0x9004).unwrap(), 8);
+        // A placed region goes after the highest fixed one.
+        let k = m.map("k", 256, vec![0; 4]);
+        assert!(k >= 0x9008 + GUARD);
+    }
 
     #[test]
     fn regions_fault_outside_and_across() {

@@ -253,10 +253,7 @@ pub fn run_job(job: &Job, limits: Limits) -> Result<JobOutput, BackendError> {
     }
     let mut mem = GuestMemory::new();
     let images = job.memory_image()?;
-    let mut addresses = Vec::with_capacity(images.len());
-    for a in &images {
-        addresses.push(mem.try_map(&a.name, a.align as u64, &a.dwords)?);
-    }
+    let addresses = map_arrays(&mut mem, job, &images)?;
     let user = job
         .user_data(&addresses)
         .map_err(BackendError::InvalidJob)?;
@@ -336,6 +333,43 @@ pub fn run_job(job: &Job, limits: Limits) -> Result<JobOutput, BackendError> {
         })
         .collect::<Result<Vec<_>, BackendError>>()?;
     Ok(job.output_from(arrays))
+}
+
+/// Maps a job's arrays: where the job fixes their addresses ([`Job::addresses`], a job rebuilt from a command
+/// buffer), there; otherwise one after another from [`memory::FIRST_BASE`]. Returns the addresses in
+/// memory-list order. The recompiler's backend maps through this too, so both agree on every address.
+pub fn map_arrays(
+    mem: &mut GuestMemory,
+    job: &Job,
+    images: &[measurements::job::ArrayImage],
+) -> Result<Vec<u64>, BackendError> {
+    let mut addresses = Vec::with_capacity(images.len());
+    match &job.addresses {
+        Some(fixed) if fixed.len() != images.len() => {
+            return Err(BackendError::InvalidJob(format!(
+                "the job fixes {} addresses for {} arrays",
+                fixed.len(),
+                images.len()
+            )))
+        }
+        Some(fixed) => {
+            for (a, &base) in images.iter().zip(fixed) {
+                if base % u64::from(a.align.max(1)) != 0 {
+                    return Err(BackendError::InvalidJob(format!(
+                        "array `{}` is fixed at {base:#x}, not a multiple of its alignment {}",
+                        a.name, a.align
+                    )));
+                }
+                addresses.push(mem.try_map_at(&a.name, base, &a.dwords)?);
+            }
+        }
+        None => {
+            for a in images {
+                addresses.push(mem.try_map(&a.name, a.align as u64, &a.dwords)?);
+            }
+        }
+    }
+    Ok(addresses)
 }
 
 /// Runs the waves of one workgroup to completion.

@@ -80,5 +80,6 @@ pub fn job(kernel: Kernel, target: &str, mode: FloatMode, inputs: &[[u32; 4]]) -
             .map(|(l, i)| (l as u32, i.to_vec()))
             .collect(),
         independent_groups: false,
+        addresses: None,
     }
 }
