@@ -236,6 +236,11 @@ enum Sub {
         /// Write each minimised divergence as a regression file (TOML) into this folder.
         #[arg(long, value_name = "DIR")]
         save: Option<PathBuf>,
+        /// Batches run at a time, each worker with backends of its own (its own Vulkan device context, so the
+        /// driver compiles several batches' pipelines at once). The programs and the output do not depend on it.
+        #[arg(long, value_name = "N", default_value_t = 1,
+              value_parser = clap::value_parser!(u64).range(1..=64))]
+        jobs: u64,
     },
     /// Run `fuzz --save` regression files on the backends (the first is the reference; default model and
     /// vulkan) and say for each whether they agree now. Exit 1 when one still differs.
@@ -426,6 +431,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             wave,
             metamorphic,
             save,
+            jobs,
         }) => {
             let wave = wave.map(|w| if w == "64" { 64 } else { 32 });
             return fuzz(
@@ -436,6 +442,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                 wave,
                 metamorphic,
                 save.as_deref(),
+                jobs as usize,
             );
         }
         None => {}
@@ -801,6 +808,7 @@ fn fuzz_replay(names: &[String], files: &[PathBuf]) -> Result<ExitCode, String> 
 }
 
 /// `conformance fuzz`.
+#[allow(clippy::too_many_arguments)]
 fn fuzz(
     names: &[String],
     seed: u64,
@@ -809,8 +817,10 @@ fn fuzz(
     wave: Option<u32>,
     metamorphic: bool,
     save: Option<&Path>,
+    jobs: usize,
 ) -> Result<ExitCode, String> {
     use conformance::fuzz as fz;
+    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
     let names: Vec<String> = if names.is_empty() {
         vec!["model".into(), "vulkan".into()]
     } else {
@@ -819,15 +829,16 @@ fn fuzz(
     if let Some(d) = save.filter(|d| !d.is_dir()) {
         return Err(format!("--save: folder {} does not exist", d.display()));
     }
-    let resolved = backends::resolve(&names, Limits::default())?;
-    let all = resolved.backends;
-    if all.len() < 2 && !metamorphic {
+    // Backends opened once to check the arguments and name the run before anything starts.
+    let first = backends::resolve(&names, Limits::default())?.backends;
+    if first.len() < 2 && !metamorphic {
         return Err(
             "fuzz needs two backends (the first is the reference), or --metamorphic".into(),
         );
     }
-    let reference = all[0].as_ref();
-    let others: Vec<&dyn measurements::Backend> = all[1..].iter().map(|b| b.as_ref()).collect();
+    let who: Vec<String> = first.iter().map(|b| b.name()).collect();
+    // Backends are not `Send`: every worker opens its own.
+    drop(first);
     let rw = if metamorphic {
         fz::Rewrite {
             vop3: true,
@@ -837,44 +848,106 @@ fn fuzz(
     } else {
         fz::Rewrite::default()
     };
+    // Batch i holds programs i * batch .. of the stream, as a serial run cuts it.
+    let batches = count.div_ceil(batch as u64);
+    let size = |i: u64| (count - i * batch as u64).min(batch as u64) as usize;
     let bar = progress_bar(
         count,
         "{bar:40} {pos}/{len} programs {per_sec} eta {eta} {wide_msg}",
     );
     let t0 = std::time::Instant::now();
+    let next = AtomicU64::new(0);
+    let stop = AtomicBool::new(false);
+    let (tx, rx) = std::sync::mpsc::channel::<(u64, Result<fz::Report, String>)>();
+    let work = |all: Vec<Box<dyn measurements::Backend>>, tx: std::sync::mpsc::Sender<_>| {
+        let reference = all[0].as_ref();
+        let others: Vec<&dyn measurements::Backend> = all[1..].iter().map(|b| b.as_ref()).collect();
+        while !stop.load(Ordering::Relaxed) {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            if i >= batches {
+                break;
+            }
+            let mut r = fz::Report::default();
+            let res =
+                fz::run_batch(reference, &others, seed, i, size(i), wave, rw, &mut r).map(|()| r);
+            if res.is_err() {
+                stop.store(true, Ordering::Relaxed);
+            }
+            if tx.send((i, res)).is_err() {
+                break;
+            }
+        }
+    };
     let mut report = fz::Report::default();
-    let mut index = 0u64;
-    let mut shown = 0;
-    let mut last_note = std::time::Instant::now();
-    while report.programs < count {
-        let n = batch.min((count - report.programs) as usize);
-        fz::run_batch(reference, &others, seed, index, n, wave, rw, &mut report)?;
-        index += 1;
-        bar.set_position(report.programs);
-        bar.set_message(format!("{} divergences", report.divergences.len()));
-        // Divergences as they are found (and saved), so a long run loses none.
-        for d in &report.divergences[shown..] {
-            let text = divergence_text(shown + 1, d, save)?;
-            bar.suspend(|| out::print(&text))?;
-            shown += 1;
+    let mut done = 0u64;
+    let mut failure = None;
+    std::thread::scope(|scope| -> Result<(), String> {
+        for _ in 0..jobs.min(batches.max(1) as usize) {
+            let tx = tx.clone();
+            let work = &work;
+            let names = &names;
+            let stop = &stop;
+            scope.spawn(move || match backends::resolve(names, Limits::default()) {
+                Ok(r) => work(r.backends, tx),
+                Err(e) => {
+                    stop.store(true, Ordering::Relaxed);
+                    let _ = tx.send((u64::MAX, Err(e)));
+                }
+            });
         }
-        if bar.is_hidden() && last_note.elapsed().as_secs() >= 60 {
-            out::warn(&format!(
-                "conformance fuzz: {} of {count} programs, {} divergences, {:.0} s",
-                report.programs,
-                report.divergences.len(),
-                t0.elapsed().as_secs_f64()
-            ));
-            last_note = std::time::Instant::now();
+        drop(tx);
+        // Reports are taken in batch order, so the output is a serial run's whatever the workers.
+        let mut pending = std::collections::BTreeMap::new();
+        let mut shown = 0;
+        let mut last_note = std::time::Instant::now();
+        for (i, res) in rx.iter() {
+            match res {
+                Ok(r) => {
+                    pending.insert(i, r);
+                }
+                Err(e) => {
+                    failure.get_or_insert(e);
+                    continue;
+                }
+            }
+            while let Some(r) = pending.remove(&done) {
+                report.programs += r.programs;
+                report.compared += r.compared;
+                for (why, n) in r.refused {
+                    *report.refused.entry(why).or_default() += n;
+                }
+                report.divergences.extend(r.divergences);
+                done += 1;
+            }
+            bar.set_position(report.programs);
+            bar.set_message(format!("{} divergences", report.divergences.len()));
+            // Divergences as they are found (and saved), so a long run loses none.
+            for d in &report.divergences[shown..] {
+                let text = divergence_text(shown + 1, d, save)?;
+                bar.suspend(|| out::print(&text))?;
+                shown += 1;
+            }
+            if bar.is_hidden() && last_note.elapsed().as_secs() >= 60 {
+                out::warn(&format!(
+                    "conformance fuzz: {} of {count} programs, {} divergences, {:.0} s",
+                    report.programs,
+                    report.divergences.len(),
+                    t0.elapsed().as_secs_f64()
+                ));
+                last_note = std::time::Instant::now();
+            }
         }
-    }
+        Ok(())
+    })?;
     bar.finish_and_clear();
+    if let Some(e) = failure {
+        return Err(e);
+    }
     let secs = t0.elapsed().as_secs_f64();
-    let who: Vec<String> = all.iter().map(|b| b.name()).collect();
     let mut text = format!(
         "fuzz seed {seed}: {} programs in {} batches on {}{}: {} compared, {} refused, {} divergences; {:.1} s ({:.1} programs/s)\n",
         report.programs,
-        index,
+        done,
         who.join(", "),
         if metamorphic { " (metamorphic)" } else { "" },
         report.compared,

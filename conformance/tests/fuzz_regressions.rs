@@ -88,3 +88,43 @@ fn a_bad_regression_file_is_an_error() {
     r.inputs.push("zz".into());
     assert!(r.job().unwrap_err().contains("not a hex dword"));
 }
+
+/// `fuzz --jobs N` runs the same programs as one worker and says the same, whatever N (the model against its
+/// own rewritten programs: no device needed).
+#[test]
+fn fuzz_output_does_not_depend_on_jobs() {
+    let run = |jobs: &str| {
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_conformance"))
+            .args([
+                "fuzz",
+                "--backend",
+                "model",
+                "--metamorphic",
+                "--seed",
+                "3",
+                "--count",
+                "22",
+                "--batch",
+                "4",
+                "--jobs",
+                jobs,
+            ])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let text = String::from_utf8(o.stdout).unwrap();
+        // The timing at the end of the first line differs between runs.
+        let cut = text.find("divergences;").expect("summary line") + "divergences".len();
+        let rest = &text[text[cut..].find('\n').map_or(text.len(), |i| cut + i)..];
+        format!("{}{rest}", &text[..cut])
+    };
+    let one = run("1");
+    assert!(
+        one.starts_with(
+            "fuzz seed 3: 22 programs in 6 batches on model (metamorphic): 22 compared"
+        ),
+        "{one}"
+    );
+    assert_eq!(run("3"), one);
+    assert_eq!(run("8"), one);
+}
