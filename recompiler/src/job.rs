@@ -238,8 +238,9 @@ impl Prepared {
                         a >> 16 & 7,
                         4 + (a >> 8 & 3)
                     ),
-                    _ => "a format access to an element not aligned to its component size (not documented or \
-                          measured; the model refuses it too)"
+                    _ => "a format access to an element whose address is not a multiple of its alignment (the \
+                          component size, 4 bytes for packed formats; not documented or measured, the model \
+                          refuses it too)"
                         .into(),
                 };
                 return Err(BackendError::Unsupported {
