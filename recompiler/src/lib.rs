@@ -31,7 +31,9 @@
 //! Memory: the job's arrays live in one storage buffer; the module is compiled for their guest addresses
 //! ([`Region`]), so an address lookup is a few compares against constants, done in the shader for every
 //! access, and one outside every region writes a fault record. Buffer range checks (num_records, stride,
-//! swizzle, OOB_SELECT) are the model's, in the shader. Loads run in their lanes; stores go through one
+//! swizzle, OOB_SELECT) are the model's, in the shader, and so are the buffer formats: a format access reads
+//! the format from the V# (or an MTBUF instruction) and converts in integer operations ([`format`]). Loads
+//! run in their lanes; stores go through one
 //! store unit per module (a pair of segments every store calls): the wave's first lane performs every
 //! lane's pieces in ascending lane order, as the model does, so same-address stores are exact, and a
 //! barrier makes them visible to every lane (scalar loads included) before the wave goes on.
