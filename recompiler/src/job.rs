@@ -221,14 +221,24 @@ impl Prepared {
             layout::UNSUPPORTED if word(3) == layout::FORMAT => {
                 let a = word(2);
                 let reason = match a & 0xff {
-                    1 => format!(
-                        "a format load through a V# of format {}: only UINT and SINT formats with 8-, 16- or \
-                         32-bit components and 32-bit FLOAT are translated (the others convert to float)",
-                        a >> 8
+                    layout::FORMAT_CODE => format!(
+                        "a format access with format {}, which has no gfx10 format (the model refuses it too)",
+                        a >> 8 & 0xff
                     ),
-                    2 => format!("a format load through a V# whose DST_SEL {} is reserved (2 or 3)", a >> 8),
-                    _ => "a format load of an element not aligned to its component size (not documented or \
-                          measured; the model refuses it too)"
+                    layout::FORMAT_SEL => format!(
+                        "a format load through a V# whose DST_SEL {} is reserved (2 or 3; the model refuses it too)",
+                        a >> 8 & 0xff
+                    ),
+                    layout::FORMAT_STORE_SEL => format!(
+                        "a format store through a V# whose DST_SEL {} is {} (not {}): what a store does with a \
+                         swizzle is neither documented nor measured (the model refuses it too)",
+                        ['X', 'Y', 'Z', 'W'][(a >> 8 & 3) as usize],
+                        a >> 16 & 7,
+                        4 + (a >> 8 & 3)
+                    ),
+                    _ => "a format access to an element whose address is not a multiple of its alignment (the \
+                          component size, 4 bytes for packed formats; not documented or measured, the model \
+                          refuses it too)"
                         .into(),
                 };
                 return Err(BackendError::Unsupported {

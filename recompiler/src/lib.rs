@@ -31,7 +31,9 @@
 //! Memory: the job's arrays live in one storage buffer; the module is compiled for their guest addresses
 //! ([`Region`]), so an address lookup is a few compares against constants, done in the shader for every
 //! access, and one outside every region writes a fault record. Buffer range checks (num_records, stride,
-//! swizzle, OOB_SELECT) are the model's, in the shader. Loads run in their lanes; stores go through one
+//! swizzle, OOB_SELECT) are the model's, in the shader, and so are the buffer formats: a format access reads
+//! the format from the V# (or an MTBUF instruction) and converts in integer operations ([`format`]). Loads
+//! run in their lanes; stores go through one
 //! store unit per module (a pair of segments every store calls): the wave's first lane performs every
 //! lane's pieces in ascending lane order, as the model does, so same-address stores are exact, and a
 //! barrier makes them visible to every lane (scalar loads included) before the wave goes on.
@@ -46,8 +48,10 @@
 pub mod audit;
 mod compile;
 mod ds;
+pub mod format;
 pub mod job;
 pub mod lower;
+mod memfmt;
 pub mod program;
 pub mod sem;
 pub mod spv;
@@ -152,10 +156,18 @@ pub mod layout {
     /// Status word every invocation adds 1 to as its last act: a dispatch that comes back with fewer
     /// than the module's local size did not run to its end (whatever word 0 says).
     pub const FINISHED: u32 = 7;
-    /// Unsupported detail: a format load the module cannot run exactly (word 2: 1 | format << 8 for a format
-    /// outside the translated ones, 2 | component << 8 for a reserved DST_SEL, 3 for an element not aligned to
-    /// its component size).
+    /// Unsupported detail: a format load or store the model refuses (word 2: [`FORMAT_CODE`],
+    /// [`FORMAT_SEL`], [`FORMAT_ALIGN`] or [`FORMAT_STORE_SEL`] in the low byte, with what they name above it).
     pub const FORMAT: u32 = 4;
+    /// Format refusal: a format code without a gfx10 format (0, 78 to 127; the code in bits 8..15).
+    pub const FORMAT_CODE: u32 = 1;
+    /// Format refusal: a load's DST_SEL of output `i` (bits 8..15) is reserved (2 or 3).
+    pub const FORMAT_SEL: u32 = 2;
+    /// Format refusal: an element whose address is not a multiple of its alignment.
+    pub const FORMAT_ALIGN: u32 = 3;
+    /// Format refusal: a store through a V# whose DST_SEL of component `c` (bits 8..15) is not `4 + c` (the
+    /// DST_SEL in bits 16..19).
+    pub const FORMAT_STORE_SEL: u32 = 4;
     /// Status words: kind, pc, a, b, executed, wave, lane, finished.
     pub const STATUS_WORDS: u32 = 8;
 }

@@ -102,7 +102,7 @@ pub(crate) fn inst(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, R
             vector(cx, inst, pc)
         }
         Encoding::Smem => smem(cx, inst, pc),
-        Encoding::Mubuf => buffer(cx, inst, pc),
+        Encoding::Mubuf | Encoding::Mtbuf => buffer(cx, inst, pc),
         Encoding::Flat => global(cx, inst, pc),
         Encoding::Ds => crate::ds::ds(cx, inst, pc),
         _ => Err(refusal(
@@ -2435,24 +2435,19 @@ fn buffer(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
             "buffer loads to LDS and TFE are not modelled",
         ));
     }
-    let format_n = match op {
-        Op::BufferLoadFormatX => Some(1),
-        Op::BufferLoadFormatXy => Some(2),
-        Op::BufferLoadFormatXyz => Some(3),
-        Op::BufferLoadFormatXyzw => Some(4),
-        _ => None,
-    };
+    let format_op = crate::memfmt::format_op(op);
+    let d16 = crate::memfmt::d16_plain(op);
     let access_width = access_width(op);
     let atomic = op
         .mnemonic()
         .starts_with("buffer_atomic")
         .then(|| crate::sem::atomic::rmw_of(op))
         .flatten();
-    if access_width.is_none() && format_n.is_none() && atomic.is_none() {
+    if access_width.is_none() && format_op.is_none() && d16.is_none() && atomic.is_none() {
         return Err(refusal(
             inst,
             pc,
-            "format stores, d16 and atomic buffer operations are not translated yet",
+            "this buffer operation is not translated yet",
         ));
     }
     let store = writes_memory(op);
@@ -2509,11 +2504,28 @@ fn buffer(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
         mem_atomic(cx, rmw, wide, (addr, go), data, f.glc.then_some(data), pc);
         return Ok(Done::Next);
     }
-    if let Some(n) = format_n {
-        let dst = data_reg(cx, Role::Vdst).or_else(|_| data_reg(cx, Role::Vdata))?;
+    if let Some(fop) = format_op {
+        let reg = if fop.store {
+            data_reg(cx, Role::Vdata)?
+        } else {
+            data_reg(cx, Role::Vdst).or_else(|_| data_reg(cx, Role::Vdata))?
+        };
         let so = soffset(cx)?;
         let access = BufferAccess::new(cx, rs as u32, vindex, voffset, f.offset as u32, so);
-        format_load(cx, &access, rs as u32, dst, n, pc);
+        crate::memfmt::format_access(cx, &access, rs as u32, fop, f.format, reg, pc);
+        return Ok(Done::Next);
+    }
+    if let Some(d) = d16 {
+        let reg = if d.store {
+            data_reg(cx, Role::Vdata)?
+        } else {
+            data_reg(cx, Role::Vdst).or_else(|_| data_reg(cx, Role::Vdata))?
+        };
+        let so = soffset(cx)?;
+        let access = BufferAccess::new(cx, rs as u32, vindex, voffset, f.offset as u32, so);
+        let (addr, ok) = access.piece(cx, 0, d.bytes);
+        let go = cx.e.band(ok, active);
+        crate::memfmt::d16_access(cx, d, (addr, go), reg, pc);
         return Ok(Done::Next);
     }
     let Some((bytes, signed, dwords)) = access_width else {
@@ -2557,185 +2569,8 @@ fn buffer(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
     Ok(Done::Next)
 }
 
-/// The buffer formats format loads translate: UINT and SINT with components of one width (8, 16 or 32 bits)
-/// at consecutive places, and 32-bit FLOAT (a copy); the others convert to float and wait for issue 12. Each
-/// entry: (format code, components, bits, signed, float).
-fn int_formats() -> Vec<(u32, u32, u32, bool, bool)> {
-    use reference_model::exec::format::{lookup, Num};
-    (0..128u8)
-        .filter_map(|code| lookup(code).ok())
-        .filter_map(|f| {
-            let bits = f.bits[0];
-            let uniform = (0..f.comps).all(|c| f.bits[c] == bits && f.shift[c] == c as u32 * bits);
-            let kind = match f.num {
-                Num::Uint => Some((false, false)),
-                Num::Sint => Some((true, false)),
-                Num::Float if bits == 32 => Some((false, true)),
-                _ => None,
-            };
-            let (signed, float) = kind.filter(|_| uniform && matches!(bits, 8 | 16 | 32))?;
-            Some((f.code as u32, f.comps as u32, bits, signed, float))
-        })
-        .collect()
-}
-
-/// `buffer_load_format_*` (n components, not d16) as `reference_model::exec::mem_ops` runs it: the format is
-/// V# data, so it is decoded in the shader; a format outside [`int_formats`], a reserved DST_SEL or an element
-/// not aligned to its component size ends the job as unsupported there (the model refuses the same three), before
-/// any lane's access. Each lane reads its whole element or nothing (range-checked all or nothing), in 4-byte
-/// pieces at their own (swizzled) addresses; DST_SEL picks each output from the components and 0, 1.
-fn format_load(cx: &mut Cx, access: &BufferAccess, rs: u32, dst: u32, n: u32, pc: usize) {
-    let w3 = cx.sget(rs + 3);
-    let pcv = cx.e.k32(pc as u32);
-    let code = cx.e.field(w3, 12, 7);
-    let info =
-        cx.e.call_outlined(Helper::FormatInfo.key(), Ty::I32, &[code]);
-    let e = &mut cx.e;
-    let comps = e.field(info, 0, 3);
-    let bits = e.field(info, 3, 6);
-    let known = e.field(info, 11, 1);
-    let known = e.nz(known);
-    let detail = cx.e.k32(crate::layout::FORMAT);
-    let unknown = cx.e.bnot(known);
-    let why = cx.e.bink(Bin::Shl, code, 8);
-    let why = cx.e.bink(Bin::Or, why, 1);
-    cx.report_if(unknown, crate::layout::UNSUPPORTED, pcv, why, detail);
-    let sels: Vec<Sv> = (0..n).map(|i| cx.e.field(w3, 3 * i, 3)).collect();
-    for (i, &sel) in sels.iter().enumerate() {
-        let e = &mut cx.e;
-        let two = e.k32(2);
-        let three = e.k32(3);
-        let a = e.cmp(Cmp::Eq, sel, two);
-        let b = e.cmp(Cmp::Eq, sel, three);
-        let reserved = e.bor(a, b);
-        let why = e.k32(2 | (i as u32) << 8);
-        cx.report_if(reserved, crate::layout::UNSUPPORTED, pcv, why, detail);
-    }
-    let active = cx.active();
-    let e = &mut cx.e;
-    let nbytes = e.bin(Bin::Mul, comps, bits);
-    let nbytes = e.bink(Bin::LShr, nbytes, 3);
-    let size = e.zext(nbytes);
-    let (whole, in_range) = access.piece_of(cx, 0, size);
-    // Alignment: the component size, at most 4.
-    let e = &mut cx.e;
-    let cbytes = e.bink(Bin::LShr, bits, 3);
-    let cbytes = e.bink(Bin::UMin, cbytes, 4);
-    let am1 = e.bink(Bin::Sub, cbytes, 1);
-    let am1 = e.zext(am1);
-    let low = e.bin(Bin::And, whole, am1);
-    let misaligned = e.nz(low);
-    let bad = e.band(misaligned, active);
-    let why = e.k32(3);
-    cx.report_if(bad, crate::layout::UNSUPPORTED, pcv, why, detail);
-    // The element's dwords: piece 0 of 1, 2 or 4 bytes, then whole dwords.
-    let go = cx.e.band(in_range, active);
-    let mut d = Vec::new();
-    {
-        let mut first = cx.e.k32(0);
-        for len in [1u32, 2, 4] {
-            let e = &mut cx.e;
-            let lv = e.k32(len);
-            let b = e.bink(Bin::UMin, nbytes, 4);
-            let is = e.cmp(Cmp::Eq, b, lv);
-            let g = e.band(go, is);
-            let (addr, _) = access.piece(cx, 0, len);
-            let v = crate::units::load(cx, &[(addr, g)], len, pc)[0];
-            first = cx.e.select(is, v, first);
-        }
-        d.push(first);
-    }
-    for k in 1..4u32 {
-        let e = &mut cx.e;
-        let kb = e.k32(4 * k);
-        let has = e.cmp(Cmp::UGt, nbytes, kb);
-        let g = e.band(go, has);
-        let (addr, _) = access.piece(cx, 4 * k, 4);
-        let v = crate::units::load(cx, &[(addr, g)], 4, pc)[0];
-        d.push(v);
-    }
-    let mut outs = Vec::new();
-    for &sel in &sels {
-        let e = &mut cx.e;
-        let v = e.call_outlined(
-            Helper::FormatSelect.key(),
-            Ty::I32,
-            &[d[0], d[1], d[2], d[3], info, sel],
-        );
-        let z = e.k32(0);
-        outs.push(e.select(in_range, v, z));
-    }
-    let active = cx.active();
-    for (i, v) in outs.into_iter().enumerate() {
-        cx.vset_if(dst + i as u32, v, active);
-    }
-}
-
-/// The body of the format-table helper: from the V#'s format code, the format's components (bits 0..3),
-/// component bits (3..9), signed (bit 9), float (bit 10) and whether [`int_formats`] holds it (bit 11).
-pub(crate) fn format_info(e: &mut Emit, p: &[Sv]) -> Sv {
-    let [code] = p else {
-        panic!("format_info takes one parameter")
-    };
-    let mut info = e.k32(0);
-    for (c, k, b, sg, fl) in int_formats() {
-        let cv = e.k32(c);
-        let is = e.cmp(Cmp::Eq, *code, cv);
-        let packed = e.k32(k | b << 3 | (sg as u32) << 9 | (fl as u32) << 10 | 1 << 11);
-        info = e.select(is, packed, info);
-    }
-    info
-}
-
-/// The body of the DST_SEL helper: from the element's four dwords, the format's info ([`format_info`]) and
-/// one DST_SEL field, the output (components extended to 32 bits, 0 and 1 of the format's kind, a missing
-/// component 0, or 1 for w).
-pub(crate) fn format_select(e: &mut Emit, p: &[Sv]) -> Sv {
-    let [d0, d1, d2, d3, info, sel] = p else {
-        panic!("format_select takes six parameters")
-    };
-    let (d, info, sel) = ([*d0, *d1, *d2, *d3], *info, *sel);
-    let comps = e.field(info, 0, 3);
-    let bits = e.field(info, 3, 6);
-    let signed = e.field(info, 9, 1);
-    let signed = e.nz(signed);
-    let float = e.field(info, 10, 1);
-    let float = e.nz(float);
-    let one_int = e.k32(1);
-    let one_f = e.k32(0x3f80_0000);
-    let one = e.select(float, one_f, one_int);
-    let k8 = e.k32(8);
-    let k16 = e.k32(16);
-    let is8 = e.cmp(Cmp::Eq, bits, k8);
-    let is16 = e.cmp(Cmp::Eq, bits, k16);
-    let z = e.k32(0);
-    let k1 = e.k32(1);
-    let is1 = e.cmp(Cmp::Eq, sel, k1);
-    let mut v = e.select(is1, one, z);
-    for c in 0..4u32 {
-        let b8 = e.bink(Bin::LShr, d[0], 8 * c as u64);
-        let b8 = e.bink(Bin::And, b8, 0xff);
-        let s8 = e.sext_in(b8, 8);
-        let b8 = e.select(signed, s8, b8);
-        let h = e.bink(Bin::LShr, d[c as usize / 2], 16 * (c as u64 % 2));
-        let h = e.bink(Bin::And, h, 0xffff);
-        let s16 = e.sext_in(h, 16);
-        let h = e.select(signed, s16, h);
-        let w = e.select(is16, h, d[c as usize]);
-        let cv = e.select(is8, b8, w);
-        let s = e.k32(4 + c);
-        let is = e.cmp(Cmp::Eq, sel, s);
-        let cc = e.k32(c);
-        let present = e.cmp(Cmp::ULt, cc, comps);
-        let missing = if c == 3 { one } else { z };
-        let x = e.select(present, cv, missing);
-        v = e.select(is, x, v);
-    }
-    v
-}
-
 /// A buffer access: its V# (s[rs..rs+4)) and lane terms, the arguments of every piece's call.
-struct BufferAccess {
+pub(crate) struct BufferAccess {
     /// The V#'s four words, vindex, voffset, soffset and the lane.
     args: [Sv; 8],
     /// The instruction's offset.
@@ -2743,7 +2578,7 @@ struct BufferAccess {
 }
 
 impl BufferAccess {
-    fn new(
+    pub(crate) fn new(
         cx: &mut Cx,
         rs: u32,
         vindex: Sv,
@@ -2759,14 +2594,14 @@ impl BufferAccess {
     }
 
     /// The address and range check of bytes `[at, at + size)` of the access.
-    fn piece(&self, cx: &mut Cx, at: u32, size: u32) -> (Sv, Sv) {
+    pub(crate) fn piece(&self, cx: &mut Cx, at: u32, size: u32) -> (Sv, Sv) {
         let size = cx.e.k64(size as u64);
         self.piece_of(cx, at, size)
     }
 
     /// [`BufferAccess::piece`] for a size known at run time (64-bit): a call of the module's
     /// [`buffer_piece`] helper (a piece is about 60 instructions; a dwordx4 store has four).
-    fn piece_of(&self, cx: &mut Cx, at: u32, size: Sv) -> (Sv, Sv) {
+    pub(crate) fn piece_of(&self, cx: &mut Cx, at: u32, size: Sv) -> (Sv, Sv) {
         let e = &mut cx.e;
         // The instruction offset is 12 bits and a piece at most 16 bytes in: no wrap.
         let pos = e.k64(self.inst_offset as u64 + at as u64);
@@ -2877,11 +2712,12 @@ fn global(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
     }
     let atomic = crate::sem::atomic::rmw_of(inst.op);
     let width = access_width(inst.op);
-    if width.is_none() && atomic.is_none() {
+    let d16 = crate::memfmt::d16_plain(inst.op);
+    if width.is_none() && atomic.is_none() && d16.is_none() {
         return Err(refusal(
             inst,
             pc,
-            "global d16 operations are not translated yet",
+            "this global operation is not translated yet",
         ));
     }
     // Address: a 64-bit VGPR pair, or SADDR (an SGPR pair) plus a 32-bit VGPR offset.
@@ -2915,6 +2751,14 @@ fn global(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
     let offset = cx.e.k64(f.offset as i64 as u64);
     let addr = cx.e.bin(Bin::Add, base, offset);
     let active = cx.active();
+    if let Some(d) = d16 {
+        let reg = match inst.operand(if d.store { Role::Vdata } else { Role::Vdst }) {
+            Some(Operand::Vgpr { first, .. }) => first as u32,
+            other => return Err(refusal(inst, pc, format!("data {other:?}"))),
+        };
+        crate::memfmt::d16_access(cx, d, (addr, active), reg, pc);
+        return Ok(Done::Next);
+    }
     let Some((bytes, signed, dwords)) = width else {
         let Some(rmw) = atomic else {
             unreachable!("checked above")

@@ -113,6 +113,11 @@ impl Units {
 /// first such piece in order (what a report per piece would record: a lane's first report wins).
 pub(crate) fn place_all(cx: &mut Cx, pieces: &[(Sv, Sv)], bytes: u32, pc: usize) -> Vec<Sv> {
     let len = cx.e.k32(bytes);
+    place_all_len(cx, pieces, len, pc)
+}
+
+/// [`place_all`] for pieces of `len` bytes, a u32 value (a format element's size is V# data).
+pub(crate) fn place_all_len(cx: &mut Cx, pieces: &[(Sv, Sv)], len: Sv, pc: usize) -> Vec<Sv> {
     let none = cx.e.k32(u32::MAX);
     let skip = cx.e.k32(SKIP);
     let mut out = Vec::with_capacity(pieces.len());
@@ -139,9 +144,17 @@ pub(crate) fn place_all(cx: &mut Cx, pieces: &[(Sv, Sv)], bytes: u32, pc: usize)
 /// reads 0, one outside every region faults the job. (Loads stay in their segment: measured on lavapipe, a
 /// call into a unit costs more compile time than the load it replaces.)
 pub(crate) fn load(cx: &mut Cx, pieces: &[(Sv, Sv)], bytes: u32, pc: usize) -> Vec<Sv> {
-    let at = place_all(cx, pieces, bytes, pc);
+    let len = cx.e.k32(bytes);
+    load_len(cx, pieces, len, pc)
+}
+
+/// [`load`] of `len` (a u32 value: 1, 2 or 4) bytes per piece.
+pub(crate) fn load_len(cx: &mut Cx, pieces: &[(Sv, Sv)], len: Sv, pc: usize) -> Vec<Sv> {
+    let at = place_all_len(cx, pieces, len, pc);
     at.into_iter()
-        .map(|a| read_at(cx, SPACE_MEM, a, bytes))
+        .map(|a| {
+            cx.e.call_outlined(Helper::ReadMem.key(), Ty::I32, &[a, len])
+        })
         .collect()
 }
 
@@ -173,6 +186,12 @@ fn read_in(e: &mut Emit, arr: Array, p: &[Sv]) -> Sv {
 /// Stores each piece (placed offset or [`SKIP`], data) of `bytes` (1, 2 or 4) in `space`, in the store
 /// unit. Ends the current segment and continues in a new one, after the writes are visible to every lane.
 pub(crate) fn store(cx: &mut Cx, space: u32, pieces: &[(Sv, Sv)], bytes: u32) {
+    let len = cx.e.k32(bytes);
+    store_len(cx, space, pieces, len);
+}
+
+/// [`store`] of `len` (a u32 value: 1, 2 or 4) bytes per piece.
+pub(crate) fn store_len(cx: &mut Cx, space: u32, pieces: &[(Sv, Sv)], len: Sv) {
     assert!(
         pieces.len() <= STORE_PIECES as usize,
         "store request too large"
@@ -185,7 +204,7 @@ pub(crate) fn store(cx: &mut Cx, space: u32, pieces: &[(Sv, Sv)], bytes: u32) {
         cx.put(u.data[i], d);
     }
     cx.units.store_called = true;
-    call(cx, u.store_id, bytes, 0, space);
+    call(cx, u.store_id, len, 0, space);
 }
 
 /// Applies `op` to each piece (placed offset or [`SKIP`], data, compare value; 64-bit values, `wide` for
@@ -215,16 +234,18 @@ pub(crate) fn rmw(
     }
     cx.units.rmw_called = true;
     cx.units.rmw_ops |= 1 << op as u32;
-    call(cx, u.rmw_id, if wide { 8 } else { 4 }, op as u32, space);
+    let len = cx.e.k32(if wide { 8 } else { 4 });
+    call(cx, u.rmw_id, len, op as u32, space);
     (0..pieces.len())
         .map(|i| cx.e.load(u.old[i], Ty::I64))
         .collect()
 }
 
-fn call(cx: &mut Cx, unit: u32, bytes: u32, op: u32, space: u32) {
+fn call(cx: &mut Cx, unit: u32, bytes: Sv, op: u32, space: u32) {
     let u = cx.units;
     let ret = cx.new_seg();
-    for (var, v) in [(u.bytes, bytes), (u.op, op), (u.space, space), (u.ret, ret)] {
+    cx.put(u.bytes, bytes);
+    for (var, v) in [(u.op, op), (u.space, space), (u.ret, ret)] {
         let k = cx.e.k32(v);
         cx.put(var, k);
     }
@@ -241,10 +262,15 @@ pub(crate) enum Helper {
     Locate,
     /// A buffer piece's address and range check ([`crate::translate::buffer_piece`]).
     BufferPiece,
-    /// The format table of format loads ([`crate::translate::format_info`]).
+    /// The format table of format loads and stores ([`crate::format::info`]).
     FormatInfo,
-    /// One DST_SEL output of a format load ([`crate::translate::format_select`]).
-    FormatSelect,
+    /// One DST_SEL output of a format load, 32-bit and d16 ([`crate::format::select_load`]).
+    FormatLoad32,
+    FormatLoad16,
+    /// One component's code of a format store, from a register and from a d16 half
+    /// ([`crate::format::store_component`]).
+    FormatStore32,
+    FormatStore16,
     /// Byte reads of guest memory and LDS ([`read_in`]).
     ReadMem,
     ReadLds,
@@ -267,11 +293,14 @@ pub(crate) fn soft_helper(op: SoftF) -> Helper {
 }
 
 impl Helper {
-    const ALL: [Helper; 11] = [
+    const ALL: [Helper; 14] = [
         Helper::Locate,
         Helper::BufferPiece,
         Helper::FormatInfo,
-        Helper::FormatSelect,
+        Helper::FormatLoad32,
+        Helper::FormatLoad16,
+        Helper::FormatStore32,
+        Helper::FormatStore16,
         Helper::ReadMem,
         Helper::ReadLds,
         Helper::WriteMem,
@@ -297,8 +326,17 @@ pub(crate) fn define_helpers(cx: &mut Cx) {
         match helper.unwrap_or_else(|| unreachable!("no helper {}", f.key)) {
             Helper::Locate => cx.e.define(&f, |e, p| locate_in(e, regions, p)),
             Helper::BufferPiece => cx.e.define(&f, crate::translate::buffer_piece),
-            Helper::FormatInfo => cx.e.define(&f, crate::translate::format_info),
-            Helper::FormatSelect => cx.e.define(&f, crate::translate::format_select),
+            Helper::FormatInfo => cx.e.define(&f, |e, p| crate::format::info(e, p[0])),
+            Helper::FormatLoad32 => {
+                cx.e.define(&f, |e, p| crate::memfmt::load_body(e, p, false))
+            }
+            Helper::FormatLoad16 => cx.e.define(&f, |e, p| crate::memfmt::load_body(e, p, true)),
+            Helper::FormatStore32 => {
+                cx.e.define(&f, |e, p| crate::memfmt::store_body(e, p, false))
+            }
+            Helper::FormatStore16 => {
+                cx.e.define(&f, |e, p| crate::memfmt::store_body(e, p, true))
+            }
             Helper::ReadMem => cx.e.define(&f, |e, p| read_in(e, mem, p)),
             Helper::ReadLds => cx.e.define(&f, |e, p| read_in(e, lds, p)),
             Helper::WriteMem => cx.e.define(&f, |e, p| write_in(e, mem, p)),
