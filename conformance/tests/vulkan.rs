@@ -1134,3 +1134,106 @@ fn swap_relative_moves_and_permlanes_match_the_model_in_both_wave_sizes() {
         assert_eq!(v.arrays, m.arrays, "wave{wave}");
     }
 }
+
+/// v_mullit_f32 and v_trig_preop_f64 on lanes the model runs (with output modifiers), and the lanes it refuses
+/// ending the job as unsupported on both.
+#[test]
+fn mullit_and_trig_preop_match_the_model_and_refuse_its_lanes() {
+    if !have_llvm_mc() {
+        return;
+    }
+    let Some(vulkan) = vulkan() else { return };
+    let src = "v_lshlrev_b32 v1, 4, v0\nbuffer_load_dwordx4 v[10:13], v1, s[0:3], 0 offen\ns_waitcnt vmcnt(0)\n\
+               v_mullit_f32 v20, v10, v11, v12\nv_mullit_f32 v21, -v11, v10, |v13| mul:2\n\
+               v_trig_preop_f64 v[22:23], v[10:11], v12\nv_trig_preop_f64 v[24:25], -v[12:13], v10 clamp\n\
+               v_lshlrev_b32 v1, 5, v0\nbuffer_store_dwordx4 v[20:23], v1, s[4:7], 0 offen\n\
+               buffer_store_dwordx2 v[24:25], v1, s[4:7], 0 offen offset:16\ns_endpgm";
+    let words = asm(32, src);
+    let modes = [0xc0u8, 0xf3, 0x31, 0x0e];
+    // Lanes none of the four modes refuses: both mullit forms run and neither trig_preop source is a NaN.
+    let mut seed = 0x1234_5678_9abc_def0u64;
+    let mut rows = Vec::new();
+    let specials = [
+        0u32,
+        0x8000_0000,
+        0x3f80_0000,
+        0x7f7f_ffff,
+        0xff7f_ffff,
+        0x7f80_0000,
+        0x7fc0_0000,
+        1,
+    ];
+    while rows.len() < 128 {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        let r: Vec<u32> = (0..4)
+            .map(|k| {
+                let v = (seed >> (16 * k)) as u32 ^ (seed >> 7) as u32;
+                if v % 5 == 0 {
+                    specials[(v as usize >> 3) % specials.len()]
+                } else {
+                    v
+                }
+            })
+            .collect();
+        let nan64 =
+            |lo: u32, hi: u32| (hi & 0x7ff0_0000) == 0x7ff0_0000 && (hi & 0xf_ffff | lo) != 0;
+        let fine = modes.iter().all(|&fm| {
+            let m = reference_model::float::Mode {
+                float_mode: fm,
+                ..reference_model::float::Mode::TITLE
+            };
+            reference_model::float::mullit_f32(m, r[0], r[1], r[2]).is_some()
+                && reference_model::float::mullit_f32(
+                    m,
+                    r[1] ^ 0x8000_0000,
+                    r[0],
+                    r[3] & 0x7fff_ffff,
+                )
+                .is_some()
+        }) && !nan64(r[0], r[1])
+            && !nan64(r[2], r[3]);
+        if fine {
+            rows.push(r);
+        }
+    }
+    let model = ModelBackend::default();
+    for fm in modes {
+        let mut j = job(&words, 32, 128, (4, 8), |l| rows[l as usize].clone());
+        j.mode.float_mode = fm;
+        let m = model.run(&j).expect("model");
+        let v = vulkan
+            .run(&j)
+            .unwrap_or_else(|e| panic!("mode {fm:#x}: {e}"));
+        assert_eq!(v.arrays, m.arrays, "mode {fm:#x}");
+    }
+    // One refused lane refuses the job on both: an infinite factor, then a NaN trig_preop source.
+    for (bad, what) in [
+        (
+            vec![0x7f80_0000, 0x3f80_0000, 0x3f80_0000, 0],
+            "v_mullit_f32",
+        ),
+        (vec![0, 0x7ff8_0000, 0x3f80_0000, 0], "v_trig_preop_f64"),
+    ] {
+        let j = job(&words, 32, 128, (4, 8), |l| {
+            if l == 77 {
+                bad.clone()
+            } else {
+                rows[l as usize].clone()
+            }
+        });
+        for (name, r) in [("model", model.run(&j)), ("vulkan", vulkan.run(&j))] {
+            match r {
+                Err(BackendError::Unsupported {
+                    instruction,
+                    reason,
+                }) => assert!(
+                    format!("{instruction} {reason}").contains(what),
+                    "{name}: {instruction}: {reason}"
+                ),
+                other => panic!("{name}: {what} lane not refused: {other:?}"),
+            }
+        }
+    }
+}

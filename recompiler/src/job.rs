@@ -246,6 +246,19 @@ impl Prepared {
                     reason,
                 });
             }
+            layout::UNSUPPORTED if word(3) == layout::LANE_VALUE => {
+                let reason = if word(2) == layout::MULLIT {
+                    "v_mullit_f32 with an infinite or NaN factor or an overflowing product: AMD's guides name \
+                     \"alternate INF, NAN, overflow rules\" for it without defining them (the model refuses it too)"
+                } else {
+                    "v_trig_preop_f64 of a NaN, where AMD's pseudo-code (which reads only the exponent) and LLVM's \
+                     constant folder (which returns the quieted NaN) disagree (the model refuses it too)"
+                };
+                return Err(BackendError::Unsupported {
+                    instruction: format!("word {}", word(1)),
+                    reason: reason.into(),
+                });
+            }
             layout::UNSUPPORTED if word(3) == layout::PARTIAL_LDS => {
                 return Err(BackendError::Unsupported {
                     instruction: format!("word {}", word(1)),

@@ -168,6 +168,13 @@ pub mod layout {
     /// Format refusal: a store through a V# whose DST_SEL of component `c` (bits 8..15) is not `4 + c` (the
     /// DST_SEL in bits 16..19).
     pub const FORMAT_STORE_SEL: u32 = 4;
+    /// Unsupported detail: an operand value the model refuses at run time (word 2: [`MULLIT`] or
+    /// [`TRIG_PREOP_NAN`]).
+    pub const LANE_VALUE: u32 = 5;
+    /// `v_mullit_f32` with an infinite or NaN factor or an overflowing product.
+    pub const MULLIT: u32 = 1;
+    /// `v_trig_preop_f64` of a NaN.
+    pub const TRIG_PREOP_NAN: u32 = 2;
     /// Status words: kind, pc, a, b, executed, wave, lane, finished.
     pub const STATUS_WORDS: u32 = 8;
 }

@@ -655,6 +655,12 @@ pub(crate) enum FloatOp {
     /// v_cvt_pk_u8_f32: source 0 rounded in the mode and saturated to a byte, placed in byte `src1[1:0]` of
     /// source 2 (integer sources 1 and 2, an integer result).
     PkU8,
+    /// v_mullit_f32 ([`crate::sem::float::mullit`]); the lanes the model refuses end the job as unsupported
+    /// ([`float_alu`]).
+    Mullit,
+    /// v_trig_preop_f64: source 1 an integer segment ([`crate::sem::float::trig_preop`]); a NaN lane ends the
+    /// job as unsupported ([`float64_alu`]).
+    TrigPreop,
     /// v_div_fixup: the special cases of source 2 / source 1 around the estimate in source 0.
     DivFixup,
     /// v_div_fmas: an FMA scaled by the lane's VCC bit ([`crate::sem::float::div_fmas`]); [`float_alu`] and
@@ -744,6 +750,8 @@ pub(crate) fn float_op(op: Op) -> Option<(Fmt, FloatOp)> {
         VCubetcF32 => (F32, Cube(2)),
         VCubemaF32 => (F32, Cube(3)),
         VCvtPkU8F32 => (F32, PkU8),
+        VMullitF32 => (F32, Mullit),
+        VTrigPreopF64 => (F64, TrigPreop),
         VFmamkF16 => (F16, FmaMk),
         VFmaakF16 => (F16, Fma(FmaC::K)),
         VCosF32 => (F32, SinCos(true)),
@@ -970,10 +978,20 @@ fn float_alu(
     } else {
         fp::env(e, mode)
     };
-    let r = match vcc {
-        Some(bit) => fp::div_fmas(e, &env, a, b, c, bit),
-        None => float_value(e, &env, mode, f, [a, b, c]),
+    let (r, refused) = match vcc {
+        Some(bit) => (fp::div_fmas(e, &env, a, b, c, bit), None),
+        // The lanes the model refuses (an infinite or NaN factor, an overflowing product) end the job.
+        None if f == FloatOp::Mullit => {
+            let (r, x) = fp::mullit(e, &env, a, b, c);
+            (r, Some(x))
+        }
+        None => (float_value(e, &env, mode, f, [a, b, c]), None),
     };
+    if let Some(x) = refused {
+        let go = cx.e.band(x, active);
+        lane_refusal(cx, go, crate::layout::MULLIT, pc);
+    }
+    let e = &mut cx.e;
     // Float results take the output modifiers; integer results ignore them, as the model's do.
     let r = if matches!(
         f,
@@ -1020,7 +1038,7 @@ fn float64_alu(
     };
     let n = match f {
         FloatOp::Fma(_) | FloatOp::DivFixup | FloatOp::DivFmas => 3,
-        FloatOp::Add | FloatOp::Mul | FloatOp::MinMax(_) | FloatOp::Ldexp => 2,
+        FloatOp::Add | FloatOp::Mul | FloatOp::MinMax(_) | FloatOp::Ldexp | FloatOp::TrigPreop => 2,
         _ => 1,
     };
     let src = source_fmt(fmt, f);
@@ -1033,7 +1051,9 @@ fn float64_alu(
         let o = cx.op(inst, role, pc)?;
         s[i] = match (f, i) {
             // Integer sources, read without modifiers.
-            (FloatOp::Ldexp, 1) | (FloatOp::FromInt(_), _) => cx.vread(o, false, inst, pc)?,
+            (FloatOp::Ldexp | FloatOp::TrigPreop, 1) | (FloatOp::FromInt(_), _) => {
+                cx.vread(o, false, inst, pc)?
+            }
             _ if src == F32 => {
                 let v = cx.vread(o, false, inst, pc)?;
                 float_source(cx, inst, 0, v, fmt_sign(F32))
@@ -1060,8 +1080,16 @@ fn float64_alu(
             let [a, b, c] = s;
             fp::div_fmas(e, &env, a, b, c, bit)
         }
+        // A NaN lane ends the job: the model refuses it.
+        None if f == FloatOp::TrigPreop => {
+            let (r, nan) = fp::trig_preop(e, &env, s[0], s[1]);
+            let go = e.band(nan, active);
+            lane_refusal(cx, go, crate::layout::TRIG_PREOP_NAN, pc);
+            r
+        }
         None => float_value(e, &env, mode, f, s),
     };
+    let e = &mut cx.e;
     if matches!(f, FloatOp::FrexpExp | FloatOp::ToInt(_)) {
         // An integer result: no output modifiers.
         return write32(cx, inst, pc, vd, r, active).map(|_| Done::Next);
@@ -1307,6 +1335,9 @@ pub(crate) fn float_value(
         FloatOp::Log2 => crate::sem::trans::log2(e, &env, a),
         FloatOp::SinCos(cos) => crate::sem::trans::sincos(e, &env, a, cos),
         FloatOp::Cube(k) => fp::cube(e, &env, k, a, b, c),
+        // The refusals of these two are their callers' (float_alu, float64_alu).
+        FloatOp::Mullit => fp::mullit(e, &env, a, b, c).0,
+        FloatOp::TrigPreop => fp::trig_preop(e, &env, a, b).0,
         FloatOp::PkU8 => fp::cvt_pk_u8(e, &env, a, b, c),
         FloatOp::FrexpMant => fp::frexp_mant(e, &env, a),
         FloatOp::FrexpExp if fmt == F16 => {
@@ -1349,6 +1380,15 @@ pub(crate) fn float_value(
         FloatOp::FromInt(_) => fp::ovfl16(e, &env, r, &[]),
         _ => r,
     }
+}
+
+/// Ends the job as unsupported where `go` holds (an operand value the model refuses at run time: `what` is
+/// [`crate::layout::MULLIT`] or [`crate::layout::TRIG_PREOP_NAN`]).
+fn lane_refusal(cx: &mut Cx, go: Sv, what: u32, pc: usize) {
+    let pcv = cx.e.k32(pc as u32);
+    let w = cx.e.k32(what);
+    let d = cx.e.k32(crate::layout::LANE_VALUE);
+    cx.report_if(go, crate::layout::UNSUPPORTED, pcv, w, d);
 }
 
 /// The sign bit of a format's values.
@@ -1782,6 +1822,7 @@ fn vector(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
                 | FloatOp::DivFmas
                 | FloatOp::Cube(_)
                 | FloatOp::PkU8
+                | FloatOp::Mullit
         );
         let mut raw = [cx.e.k32(0); 3];
         for (i, role) in [Role::Src0, Role::Src1, Role::Src2].into_iter().enumerate() {

@@ -2188,3 +2188,95 @@ fn cube_ops_and_pk_u8_match_the_model_in_every_mode() {
     }
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
+
+#[test]
+fn mullit_and_trig_preop_match_the_model_and_refuse_where_it_does() {
+    use reference_model::float::{mullit_f32, trig_preop_f64};
+    let cls = [
+        0u32,
+        0x8000_0000,
+        1,
+        0x8000_0001,
+        0x3f80_0000,
+        0xbf80_0000,
+        0x7f80_0000,
+        0xff80_0000,
+        0x7fc0_0000,
+        0xffa0_0001,
+        0x7f7f_ffff,
+        0xff7f_ffff,
+        0x5f80_0000,
+        0x5f7f_ffff,
+        0x4000_0000,
+    ];
+    let mut t: Vec<[u32; 3]> = Vec::new();
+    for &a in &cls {
+        for &b in &cls {
+            for &c in &cls {
+                t.push([a, b, c]);
+            }
+        }
+    }
+    // Products around the overflow threshold in every direction.
+    for d in 0..64u32 {
+        t.push([0x5f80_0000 - d, 0x5f80_0000 + d, 0x3f80_0000]);
+        t.push([0x5f7f_ffff, 0x3f80_0000 + d, 0x3f80_0000]);
+        t.push([0xdf7f_fff0 + d, 0x4000_0000, 0x3f80_0000]);
+    }
+    let mut r = Rng(97);
+    for _ in 0..3000 {
+        t.push([r.operand(), r.operand(), r.operand()]);
+    }
+    let mut bad = Vec::new();
+    for m in modes() {
+        let e = &mut Eval;
+        let word = e.k32(m.to_hwreg());
+        let env = soft::env(e, word);
+        for &[a, b, c] in &t {
+            let (x, y, z) = (e.k32(a), e.k32(b), e.k32(c));
+            let (v, refused) = soft::mullit(e, &env, x, y, z);
+            let got = (!refused.b()).then_some(v.u() as u32);
+            let want = mullit_f32(m, a, b, c);
+            if got != want && bad.len() < 12 {
+                bad.push(format!(
+                    "mullit mode {:#x}: {a:#010x} {b:#010x} {c:#010x}: got {got:x?}, model {want:x?}",
+                    m.float_mode
+                ));
+            }
+        }
+    }
+    // Every segment of every biased exponent (the shift's table edge and the scaling at 1968), both f64
+    // denormal settings, NaNs refused.
+    for m in [
+        Mode::TITLE,
+        Mode {
+            float_mode: 0x30,
+            ..Mode::TITLE
+        },
+    ] {
+        let e = &mut Eval;
+        let word = e.k32(m.to_hwreg());
+        let env = soft::env64(e, word);
+        for ef in (0..2048u64)
+            .step_by(3)
+            .chain([1077, 1078, 1967, 1968, 2046, 2047])
+        {
+            for frac in [0u64, 1, 0x8_0000_0000_0000] {
+                let x = ef << 52 | frac;
+                for seg in [0u32, 1, 5, 17, 20, 21, 22, 31, 32, 0xffff_ffff] {
+                    let (xv, sv) = (e.k64(x), e.k32(seg));
+                    let (v, nan) = soft::trig_preop(e, &env, xv, sv);
+                    let got = (!nan.b()).then_some(v.u());
+                    let want = trig_preop_f64(m, x, seg);
+                    if got != want && bad.len() < 24 {
+                        bad.push(format!(
+                            "trig_preop mode {:#x}: {x:#018x} seg {seg}: got {got:x?}, model {want:x?}",
+                            m.float_mode
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}

@@ -1785,6 +1785,175 @@ pub fn cvt_pk_u8<L: Lower>(e: &mut L, env: &Env<L::V>, x: L::V, sel: L::V, acc: 
     e.bin(Bin::Or, kept, placed)
 }
 
+/// `v_mullit_f32` as the model computes it (`reference_model::float::mullit_f32`, rules `mullit.lighting`,
+/// `mullit.zero_factor`): the largest negative finite value when `b` is that value, -inf or a NaN, or `c` is
+/// a NaN, a zero, -inf or negative (both read flushed by the f32 input field); else +0 for a zero factor, else
+/// the product as `v_mul_f32` rounds it. Returns (result, refused): the model refuses a lane whose factors
+/// are then infinite or NaN, or whose product overflows (the guides' "alternate INF, NAN, overflow rules" are
+/// undefined), and so must the caller.
+pub fn mullit<L: Lower>(e: &mut L, env: &Env<L::V>, a: L::V, b: L::V, c: L::V) -> (L::V, L::V) {
+    let f = env.fmt;
+    const NEG_MAX: u64 = 0xff7f_ffff;
+    let na = is_nan(e, f, a);
+    let nb = is_nan(e, f, b);
+    let nc = is_nan(e, f, c);
+    let ua = unpack(e, env, a);
+    let ub = unpack(e, env, b);
+    let uc = unpack(e, env, c);
+    let kneg = kf(e, f, NEG_MAX);
+    let b_max = e.cmp(Cmp::Eq, b, kneg);
+    let b_neg = e.nz(ub.sign);
+    let b_ninf = e.band(ub.inf, b_neg);
+    let b_fails = e.bor(b_max, b_ninf);
+    let b_fails = e.bor(b_fails, nb);
+    let c_neg = e.nz(uc.sign);
+    let c_fails = e.bor(nc, uc.zero);
+    let c_fails = e.bor(c_fails, c_neg);
+    let fails = e.bor(b_fails, c_fails);
+    let zero = e.bor(ua.zero, ub.zero);
+    let special = e.bor(ua.inf, ub.inf);
+    let special = e.bor(special, na);
+    // Overflow of the exact product P * 2^E in the mode's direction (the model's `round_pack` flag): its top
+    // bit at 2^128 or above always; at 2^127 when the value reaches the rounding threshold below 2^128.
+    let ma = e.zext(ua.sig);
+    let mb = e.zext(ub.sig);
+    let p = e.bin(Bin::Mul, ma, mb);
+    let ex = e.bin(Bin::Add, ua.exp, ub.exp);
+    let msb = e.un(Un::FindMsb, p);
+    let top = e.bin(Bin::Add, ex, msb);
+    let k128 = e.k32(128);
+    let k127 = e.k32(127);
+    let over_top = e.cmp(Cmp::SGe, top, k128);
+    let at127 = e.cmp(Cmp::Eq, top, k127);
+    let k63 = e.k32(63);
+    let sh = e.bin(Bin::Sub, k63, msb);
+    let sh = e.bink(Bin::And, sh, 63);
+    let shw = e.zext(sh);
+    let pn = e.bin(Bin::Shl, p, shw); // msb at bit 63, the value pn * 2^64 at exponent 127
+    let neg = bxor_b(e, ua.sign, ub.sign);
+    let rm = env.rm;
+    let is = |e: &mut L, k: u32| {
+        let kv = e.k32(k);
+        e.cmp(Cmp::Eq, rm, kv)
+    };
+    let (r0, r1, r2) = (is(e, 0), is(e, 1), is(e, 2));
+    let pos = e.bnot(neg);
+    let up_pos = e.band(r1, pos);
+    let up_neg = e.band(r2, neg);
+    let away = e.bor(up_pos, up_neg);
+    // Thresholds of the value / 2^64 at exponent 127: above the largest finite (rounding away from zero), the
+    // midpoint above it (nearest even); toward zero nothing below 2^128 overflows.
+    let t_away = e.k64(0x00ff_ffff << 40);
+    let t_near = e.k64(0u64.wrapping_sub(1 << 39));
+    let ge_away = e.cmp(Cmp::UGt, pn, t_away);
+    let ge_near = e.cmp(Cmp::UGe, pn, t_near);
+    let no = e.kbool(false);
+    let at_over = e.select(r0, ge_near, no);
+    let at_over = e.select(away, ge_away, at_over);
+    let at_over = e.band(at127, at_over);
+    let over = e.bor(over_top, at_over);
+    let prod = mul(e, env, a, b);
+    let z = kf(e, f, 0);
+    let r = e.select(zero, z, prod);
+    let r = e.select(fails, kneg, r);
+    let finite_bad = e.bor(special, over);
+    let not_zero = e.bnot(zero);
+    let refused = e.band(finite_bad, not_zero);
+    let ok = e.bnot(fails);
+    let refused = e.band(refused, ok);
+    (r, refused)
+}
+
+/// The sign bits `a` and `b` (0/1) differ.
+fn bxor_b<L: Lower>(e: &mut L, a: L::V, b: L::V) -> L::V {
+    let x = e.bin(Bin::Xor, a, b);
+    e.nz(x)
+}
+
+/// The first 1184 fraction bits of 2/pi, most significant first: the model's table (`reference_model::float`,
+/// `TWO_OVER_PI`, equal to LLVM's constant folder's word for word).
+const TWO_OVER_PI: [u32; 37] = [
+    0xa2f9836e, 0x4e441529, 0xfc2757d1, 0xf534ddc0, 0xdb629599, 0x3c439041, 0xfe5163ab, 0xdebbc561,
+    0xb7246e3a, 0x424dd2e0, 0x06492eea, 0x09d1921c, 0xfe1deb1c, 0xb129a73e, 0xe88235f5, 0x2ebb4484,
+    0xe99c7026, 0xb45f7e41, 0x3991d639, 0x835339f4, 0x9c845f8b, 0xbdf9283b, 0x1ff897ff, 0xde05980f,
+    0xef2f118b, 0x5a0a6d1f, 0x6d367ecf, 0x27cb09b7, 0x4f463f66, 0x9e5fea2d, 0x7527bac7, 0xebe5f17b,
+    0x3d0739f7, 0x8a5292ea, 0x6bfb5fb1, 0x1f8d5d08, 0x56033046,
+];
+
+/// `v_trig_preop_f64` as the model computes it (`reference_model::float::trig_preop_f64`, rule `trig.preop`):
+/// 53 bits of 2/pi from bit `53 * seg[4:0]` (plus `E - 1077` past a biased exponent `E` of 1077), scaled by
+/// `2^(-53 - shift)` (`2^(75 - shift)` from `E` = 1968), truncated and flushed by the f64 denormal field; +0
+/// past the table. Returns (result, refused): the model refuses a NaN `x` (the guide and LLVM disagree), and so
+/// must the caller.
+pub fn trig_preop<L: Lower>(e: &mut L, env: &Env<L::V>, x: L::V, seg: L::V) -> (L::V, L::V) {
+    let f = env.fmt;
+    debug_assert!(f.wide());
+    let nan = is_nan(e, f, x);
+    let ef = e.field(x, f.man, f.exp);
+    let ef = e.trunc(ef);
+    let s5 = e.bink(Bin::And, seg, 31);
+    let shift = e.bink(Bin::Mul, s5, 53);
+    let k1077 = e.k32(1077);
+    let past = e.cmp(Cmp::UGt, ef, k1077);
+    let extra = e.bin(Bin::Sub, ef, k1077);
+    let z32 = e.k32(0);
+    let extra = e.select(past, extra, z32);
+    let shift = e.bin(Bin::Add, shift, extra);
+    let word = e.bink(Bin::LShr, shift, 5);
+    let r = e.bink(Bin::And, shift, 31);
+    // The 96-bit window of words word .. word + 2 (a select per table position), as hi64 and lo32.
+    let mut hi = e.k64(0);
+    let mut lo = e.k64(0);
+    for w in 0..TWO_OVER_PI.len() - 2 {
+        let kw = e.k32(w as u32);
+        let is = e.cmp(Cmp::Eq, word, kw);
+        let h = e.k64((TWO_OVER_PI[w] as u64) << 32 | TWO_OVER_PI[w + 1] as u64);
+        let l = e.k64(TWO_OVER_PI[w + 2] as u64);
+        hi = e.select(is, h, hi);
+        lo = e.select(is, l, lo);
+    }
+    let kmax = e.k32(TWO_OVER_PI.len() as u32 - 2);
+    let inside = e.cmp(Cmp::ULt, word, kmax);
+    // bits = (window >> (43 - r)) & (2^53 - 1), s = 43 - r in 12..=43.
+    let k43 = e.k32(43);
+    let sft = e.bin(Bin::Sub, k43, r);
+    let k32 = e.k32(32);
+    let small = e.cmp(Cmp::ULe, sft, k32);
+    let up = e.bin(Bin::Sub, k32, sft);
+    let up = e.bink(Bin::And, up, 63);
+    let upw = e.zext(up);
+    let sw = e.bink(Bin::And, sft, 63);
+    let sww = e.zext(sw);
+    let a1 = e.bin(Bin::Shl, hi, upw);
+    let a2 = e.bin(Bin::LShr, lo, sww);
+    let near = e.bin(Bin::Or, a1, a2);
+    let down = e.bin(Bin::Sub, sft, k32);
+    let down = e.bink(Bin::And, down, 63);
+    let downw = e.zext(down);
+    let far = e.bin(Bin::LShr, hi, downw);
+    let bits = e.select(small, near, far);
+    let bits = e.bink(Bin::And, bits, (1u64 << 53) - 1);
+    // k = -53 - shift, + 128 from E = 1968.
+    let km53 = e.k32(-53i32 as u32);
+    let k = e.bin(Bin::Sub, km53, shift);
+    let k1968 = e.k32(1968);
+    let big = e.cmp(Cmp::UGe, ef, k1968);
+    let k128 = e.bink(Bin::Add, k, 128);
+    let k = e.select(big, k128, k);
+    let rtz = Env {
+        rm: e.k32(3),
+        ..*env
+    };
+    let z64 = e.k64(0);
+    let nz = e.cmp(Cmp::Ne, bits, z64);
+    let one = e.k64(1 << 52);
+    let safe = e.select(nz, bits, one);
+    let packed = round_pack(e, &rtz, z32, safe, k);
+    let ok = e.band(nz, inside);
+    let r = e.select(ok, packed, z64);
+    (r, nan)
+}
+
 /// The index of the top bit of a finite operand's significand (0 for zeros and infinities, whose
 /// significand is 0).
 fn sig_msb<L: Lower>(e: &mut L, u: &Unpacked<L::V>) -> L::V {
