@@ -1493,28 +1493,39 @@ pub fn recip_root<L: Lower>(e: &mut L, env: &Env<L::V>, x: L::V, op: Recip) -> L
     let exp = e.bink(Bin::Sub, exp, 1);
     let sign = if op == Recip::Rcp { u.sign } else { z32 };
     let rounded = round_pack(e, env, sign, sig, exp);
+    let r = recip_specials(e, f, &u, op, rounded);
+    e.select(nan, nan_r, r)
+}
+
+/// The special values of the reciprocals and roots around a finite operand's `rounded` result: `1/+-0` and
+/// `1/sqrt(+-0)` are infinities of the zero's sign, `1/+-inf` a zero of its sign, `sqrt(+-0)` the zero,
+/// `sqrt(+inf)` `+inf`, `1/sqrt(+inf)` `+0`, and a root of any other negative value the default NaN.
+fn recip_specials<L: Lower>(
+    e: &mut L,
+    f: Fmt,
+    u: &Unpacked<L::V>,
+    op: Recip,
+    rounded: L::V,
+) -> L::V {
     let sw = ext(e, f, u.sign);
     let s = e.bink(Bin::Shl, sw, f.sign_bit() as u64);
     let inf = e.bink(Bin::Or, s, f.exp_mask());
-    let r = if op == Recip::Rcp {
+    if op == Recip::Rcp {
         let r = e.select(u.zero, inf, rounded);
-        e.select(u.inf, s, r)
+        return e.select(u.inf, s, r);
+    }
+    let (at_inf, at_zero) = if op == Recip::Sqrt {
+        (kf(e, f, f.exp_mask()), s)
     } else {
-        // The roots: sqrt(+inf) = +inf and sqrt(+-0) = +-0; 1/sqrt(+inf) = +0 and 1/sqrt(+-0) = +-inf.
-        let (at_inf, at_zero) = if op == Recip::Sqrt {
-            (kf(e, f, f.exp_mask()), s)
-        } else {
-            (kf(e, f, 0), inf)
-        };
-        let dnan = kf(e, f, f.default_nan());
-        let neg = e.nz(u.sign);
-        let r = e.select(neg, dnan, rounded);
-        let r = e.select(u.inf, at_inf, r);
-        let ninf = e.band(u.inf, neg);
-        let r = e.select(ninf, dnan, r);
-        e.select(u.zero, at_zero, r)
+        (kf(e, f, 0), inf)
     };
-    e.select(nan, nan_r, r)
+    let dnan = kf(e, f, f.default_nan());
+    let neg = e.nz(u.sign);
+    let r = e.select(neg, dnan, rounded);
+    let r = e.select(u.inf, at_inf, r);
+    let ninf = e.band(u.inf, neg);
+    let r = e.select(ninf, dnan, r);
+    e.select(u.zero, at_zero, r)
 }
 
 /// `v_rcp_f64`, `v_sqrt_f64` and `v_rsq_f64` as the model computes them (`reference_model::float::rcp_f64`
@@ -1575,26 +1586,7 @@ pub fn recip_root64<L: Lower>(e: &mut L, env: &Env<L::V>, x: L::V, op: Recip) ->
             rcp64_steps(e, &rne, z32, sm, se)
         }
     };
-    let sw = e.zext(u.sign);
-    let s = e.bink(Bin::Shl, sw, f.sign_bit() as u64);
-    let inf = e.bink(Bin::Or, s, f.exp_mask());
-    let r = if op == Recip::Rcp {
-        let r = e.select(u.zero, inf, rounded);
-        e.select(u.inf, s, r)
-    } else {
-        let (at_inf, at_zero) = if op == Recip::Sqrt {
-            (kf(e, f, f.exp_mask()), s)
-        } else {
-            (kf(e, f, 0), inf)
-        };
-        let dnan = kf(e, f, f.default_nan());
-        let neg = e.nz(u.sign);
-        let r = e.select(neg, dnan, rounded);
-        let r = e.select(u.inf, at_inf, r);
-        let ninf = e.band(u.inf, neg);
-        let r = e.select(ninf, dnan, r);
-        e.select(u.zero, at_zero, r)
-    };
+    let r = recip_specials(e, f, &u, op, rounded);
     e.select(nan, nan_r, r)
 }
 
