@@ -408,4 +408,9 @@ impl measurements::Backend for ModelBackend {
     fn run(&self, job: &Job) -> Result<JobOutput, BackendError> {
         run_job(job, self.limits)
     }
+
+    /// Every job builds its own memory, waves and LDS, so jobs may run on several threads at once.
+    fn concurrent(&self) -> Option<&(dyn measurements::Backend + Sync)> {
+        Some(self)
+    }
 }
