@@ -39,13 +39,14 @@ pub fn unsupported(inst: &Instruction, pc: usize, reason: &str) -> BackendError 
     }
 }
 
-/// A `Fault` for a memory access.
-pub fn fault(f: MemFault, pc: usize, what: &str) -> BackendError {
+/// A `Fault` for a memory access of `inst` (named by its operation's mnemonic in the message).
+pub fn fault(f: MemFault, pc: usize, inst: &Instruction) -> BackendError {
     BackendError::Fault {
         address: f.address,
         pc: pc as u32,
         reason: format!(
-            "{what}: {} of {} bytes outside every mapped region",
+            "{}: {} of {} bytes outside every mapped region",
+            inst.op.mnemonic(),
             if f.write { "write" } else { "read" },
             f.len
         ),
@@ -78,7 +79,7 @@ impl Ctx<'_> {
                 super::valu::exec(self, inst, pc)
             }
             Encoding::Smem | Encoding::Mubuf | Encoding::Mtbuf | Encoding::Flat | Encoding::Ds => {
-                super::mem_ops::exec(self, inst, pc)
+                super::mem_ops::exec(self, inst, super::facts::MemFacts::of(inst.op), pc)
             }
             Encoding::Mimg | Encoding::Exp | Encoding::Vintrp => Err(unsupported(
                 inst,

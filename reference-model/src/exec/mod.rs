@@ -18,6 +18,7 @@
 
 pub mod buffer;
 mod ctx;
+pub mod facts;
 mod fields;
 pub mod format;
 mod lds;

@@ -750,6 +750,11 @@ pub(super) fn is_int_op(op: Op) -> bool {
     int32(op, 0, 0, 0, false).is_some()
 }
 
+/// Whether the integer compare `op` writes EXEC (v_cmpx); `None` when `op` is no integer compare.
+pub(super) fn int_cmp_writes_exec(op: Op) -> Option<bool> {
+    int_cmp(op).map(|c| c.3)
+}
+
 /// An integer compare: width in bits, signedness, predicate, and whether it writes EXEC (v_cmpx).
 type IntCmp = (u32, bool, fn(i128, i128) -> bool, bool);
 
