@@ -69,8 +69,18 @@ pub fn sreg_index(op: Operand) -> Option<usize> {
 }
 
 impl Ctx<'_> {
-    /// Executes one decoded instruction whose first word is at `pc` (the wave's pc already points past it).
+    /// Executes one decoded instruction whose first word is at `pc` (the wave's pc already points past it),
+    /// by the compact form [`super::fast`] works out for it.
     pub fn step(&mut self, inst: &Instruction, pc: usize) -> Result<(), BackendError> {
+        super::fast::run_one(self, inst, pc)
+    }
+
+    /// The general paths, by encoding family.
+    pub(crate) fn step_general(
+        &mut self,
+        inst: &Instruction,
+        pc: usize,
+    ) -> Result<(), BackendError> {
         match inst.encoding {
             Encoding::Sop1 | Encoding::Sop2 | Encoding::Sopk | Encoding::Sopc | Encoding::Sopp => {
                 super::salu::exec(self, inst, pc)
