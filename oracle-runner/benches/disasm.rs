@@ -1,8 +1,8 @@
 //! `oracle disasm` against `llvm-mc-19 --disassemble` on the same clean instruction stream, whole process.
 //!
 //! `cargo bench -p oracle-runner --bench disasm` builds the stream, runs both tools on it (best of
-//! `DISASM_BENCH_RUNS` runs each, default 5, process start and output included), checks that they print the same
-//! text, and prints both times and their ratio.
+//! `DISASM_BENCH_RUNS` runs each, default 5, process start and output included; `oracle disasm` with `--jobs 1`
+//! and `--jobs 2`), checks that they print the same text, and prints the times and the ratios.
 //!
 //! The stream: every kernel of `shared/corpus/peer` (gfx1013), each instruction kept only where llvm-mc decodes
 //! it (the decoder's `canonical` flag, held to llvm-mc by `reference-model/tests/isa_llvm_diff.rs`; the corpus's
@@ -149,12 +149,18 @@ fn main() {
     );
 
     let oracle = env!("CARGO_BIN_EXE_oracle");
-    let (ours, text) = best_of(runs, || {
-        let mut c = Command::new(oracle);
-        c.args(["disasm", "--target", "gfx1013", "--file"])
-            .arg(&hex_path);
-        c
-    });
+    let disasm = |jobs: &'static str| {
+        let hex_path = hex_path.clone();
+        move || {
+            let mut c = Command::new(oracle);
+            c.args(["disasm", "--target", "gfx1013", "--jobs", jobs, "--file"])
+                .arg(&hex_path);
+            c
+        }
+    };
+    let (one, text_one) = best_of(runs, disasm("1"));
+    let (ours, text) = best_of(runs, disasm("2"));
+    assert!(text_one == text, "--jobs 1 and 2 print the same listing");
     let text = String::from_utf8(text).expect("utf-8 listing");
     assert_eq!(
         text.lines().count(),
@@ -162,7 +168,10 @@ fn main() {
         "one line per instruction"
     );
     println!(
-        "oracle disasm: {:.3} s ({:.2} M instructions/s), best of {runs}",
+        "oracle disasm --jobs 1: {:.3} s ({:.2} M instructions/s); --jobs 2: {:.3} s ({:.2} M instructions/s); \
+         best of {runs} each",
+        one.as_secs_f64(),
+        instructions as f64 / one.as_secs_f64() / 1e6,
         ours.as_secs_f64(),
         instructions as f64 / ours.as_secs_f64() / 1e6
     );
@@ -210,7 +219,8 @@ fn main() {
         instructions as f64 / llvm.as_secs_f64() / 1e6
     );
     println!(
-        "oracle disasm is {:.1}x llvm-mc (whole process, same stream)",
-        llvm.as_secs_f64() / ours.as_secs_f64()
+        "oracle disasm is {:.1}x llvm-mc with two threads, {:.1}x with one (whole process, same stream)",
+        llvm.as_secs_f64() / ours.as_secs_f64(),
+        llvm.as_secs_f64() / one.as_secs_f64()
     );
 }
