@@ -19,9 +19,10 @@ pub mod sweep;
 pub mod vulkan;
 
 use measurements::compare::{compare_cell, Verdict};
-use measurements::job::{plan_jobs, Backend, BackendError};
+use measurements::job::{plan_jobs, Backend, BackendError, PlannedJob};
 use measurements::row::Placement;
 use measurements::{Dataset, Suite};
+use rayon::prelude::*;
 use reports::{BackendSummary, Counts, Mismatch, Problem, SuiteSummary, Summary};
 use std::collections::BTreeMap;
 
@@ -76,6 +77,9 @@ pub struct Options {
     /// Shard `(k, n)`, 1 <= k <= n: only the selected jobs whose 0-based index (suites in name order, jobs
     /// in plan order) is k-1 modulo n run; [`merge_summaries`] of the n shards is the unsharded summary.
     pub shard: (u64, u64),
+    /// Threads that run the jobs of a backend that allows it ([`Backend::concurrent`]); 1 (the default) runs
+    /// every job on the calling thread. The summary is the same whatever the number.
+    pub jobs: usize,
 }
 
 impl Default for Options {
@@ -85,6 +89,7 @@ impl Default for Options {
             known: KnownDifferences::default(),
             mismatch_limit: 5000,
             shard: (1, 1),
+            jobs: 1,
         }
     }
 }
@@ -172,7 +177,12 @@ pub fn job_count(ds: &Dataset, filter: &Filter, shard: (u64, u64)) -> usize {
     (0..selected).filter(|&i| in_shard(i, shard)).count()
 }
 
-/// Verifies every selected row on every backend. `progress` is called once per job run.
+/// Verifies every selected row on every backend. `progress` is called once per job run, in plan order.
+///
+/// With [`Options::jobs`] above 1, the jobs of a backend that can run them concurrently
+/// ([`Backend::concurrent`], the model) run on that many threads; each job's cells are compared where it ran and
+/// the results are added up in plan order, so the summary is the one a serial run gives, field for field
+/// (`tests/verify.rs` holds the two equal).
 pub fn verify(
     ds: &Dataset,
     backends: &[Box<dyn Backend>],
@@ -184,129 +194,64 @@ pub fn verify(
         mismatch_limit: opts.mismatch_limit as u64,
         ..Default::default()
     };
+    // One pool for the whole run; none when it would have one thread or cannot be built (then jobs run here).
+    let pool = (opts.jobs > 1)
+        .then(|| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(opts.jobs)
+                .build()
+                .ok()
+        })
+        .flatten();
     for backend in backends {
         let name = backend.name();
         let mut b = BackendSummary {
             name: name.clone(),
             ..Default::default()
         };
+        let shared = pool.as_ref().zip(backend.concurrent());
         let mut index = 0u64;
         for suite in opts.filter.selected(ds) {
             let mut su = SuiteSummary {
                 suite: suite.name().to_string(),
                 ..Default::default()
             };
-            for planned in plan_jobs(suite) {
-                let job = &planned.job;
-                if !opts.filter.kernel(&job.kernel.name) {
+            let mut planned: Vec<PlannedJob> = Vec::new();
+            for p in plan_jobs(suite) {
+                if !opts.filter.kernel(&p.job.kernel.name) {
                     continue;
                 }
                 index += 1;
-                if !in_shard(index - 1, opts.shard) {
-                    continue;
+                if in_shard(index - 1, opts.shard) {
+                    planned.push(p);
                 }
-                progress(&job.describe());
-                let result = backend.run(job);
-                let mut job_cells = 0;
-                for id in &planned.rows {
-                    let row = &suite.rows[id].row;
-                    let evidence = su
-                        .by_evidence
-                        .entry(row.evidence.name().to_string())
-                        .or_default();
-                    for cell in row.checked_cells() {
-                        let mut c = Counts {
-                            cells: 1,
-                            ..Default::default()
-                        };
-                        match &result {
-                            Err(BackendError::Unsupported { .. }) => c.unsupported = 1,
-                            Err(_) => c.errors = 1,
-                            Ok(out) => {
-                                let actual = out.value(&row.placement, row.lane, cell.column);
-                                let verdict = match actual {
-                                    Some(a) => compare_cell(
-                                        cell,
-                                        a,
-                                        job.kernel.policy_for(&row.placement, cell.column),
-                                    ),
-                                    None => Verdict::Mismatch,
-                                };
-                                match verdict {
-                                    Verdict::Exact => c.matched = 1,
-                                    Verdict::NanAccepted => {
-                                        c.matched = 1;
-                                        c.matched_nan_rule = 1;
-                                    }
-                                    Verdict::WithinTolerance(_) => c.matched_with_tolerance = 1,
-                                    Verdict::Mismatch => {
-                                        c.mismatched = 1;
-                                        let known = opts
-                                            .known
-                                            .reason(&name, &row.id, cell.column)
-                                            .map(str::to_string);
-                                        c.known_differences = known.is_some() as u64;
-                                        if b.mismatches.len() < opts.mismatch_limit {
-                                            let a = actual;
-                                            b.mismatches.push(Mismatch {
-                                                id: row.id.clone(),
-                                                suite: row.suite.clone(),
-                                                kernel: row.kernel.clone(),
-                                                target: row.target.clone(),
-                                                lane: row.lane,
-                                                mode: row.mode.canonical(),
-                                                evidence: row.evidence.name().to_string(),
-                                                inputs: row
-                                                    .inputs
-                                                    .iter()
-                                                    .map(|i| format!("{i:08x}"))
-                                                    .collect(),
-                                                column: cell.column,
-                                                label: label(
-                                                    &job.kernel,
-                                                    &row.placement,
-                                                    cell.column,
-                                                ),
-                                                expected: format!("{:08x}", cell.value),
-                                                actual: a.map_or("missing".into(), |a| {
-                                                    format!("{a:08x}")
-                                                }),
-                                                mask: format!("{:08x}", cell.mask),
-                                                check: cell.check.letter().to_string(),
-                                                differing_bits: format!(
-                                                    "{:08x}",
-                                                    (cell.value ^ a.unwrap_or(!cell.value))
-                                                        & cell.mask
-                                                ),
-                                                known_difference: known,
-                                            });
-                                        } else {
-                                            b.mismatches_omitted += 1;
-                                        }
-                                    }
-                                }
-                            }
+            }
+            match shared {
+                Some((pool, concurrent)) => {
+                    // Chunks bound what is held at once (each job's compared cells, not its output) and let
+                    // progress move while a large suite runs.
+                    for chunk in planned.chunks(PARALLEL_CHUNK.max(4 * opts.jobs)) {
+                        let checked: Vec<JobCheck> = pool.install(|| {
+                            chunk
+                                .par_iter()
+                                .map(|p| check_job(concurrent, &name, suite, p, opts))
+                                .collect()
+                        });
+                        for (p, c) in chunk.iter().zip(checked) {
+                            progress(&p.job.describe());
+                            c.add_to(&mut b, &mut su, opts.mismatch_limit);
                         }
-                        evidence.add(&c);
-                        su.counts.add(&c);
-                        job_cells += 1;
                     }
                 }
-                if let Err(e) = &result {
-                    b.problems.push(Problem {
-                        suite: suite.name().to_string(),
-                        kernel: job.kernel.name.clone(),
-                        mode: job.mode.canonical(),
-                        dispatch: job.dispatch.clone(),
-                        kind: if matches!(e, BackendError::Unsupported { .. }) {
-                            "unsupported"
-                        } else {
-                            "error"
-                        }
-                        .into(),
-                        message: e.to_string(),
-                        cells: job_cells,
-                    });
+                None => {
+                    for p in &planned {
+                        progress(&p.job.describe());
+                        check_job(backend.as_ref(), &name, suite, p, opts).add_to(
+                            &mut b,
+                            &mut su,
+                            opts.mismatch_limit,
+                        );
+                    }
                 }
             }
             b.counts.add(&su.counts);
@@ -315,6 +260,155 @@ pub fn verify(
         summary.backends.push(b);
     }
     summary
+}
+
+/// Jobs handed to the thread pool at a time (at least four per thread).
+const PARALLEL_CHUNK: usize = 256;
+
+/// What one job contributed to its backend's and suite's summaries, computed where the job ran.
+struct JobCheck {
+    /// Counts per evidence kind; every row's kind is present, with zero counts for a row without checked
+    /// cells, as the serial run creates the entry.
+    by_evidence: BTreeMap<String, Counts>,
+    /// All the job's cells.
+    counts: Counts,
+    /// The job's mismatches in row and cell order, at most the run's mismatch limit.
+    mismatches: Vec<Mismatch>,
+    /// Mismatches past that limit.
+    more_mismatches: u64,
+    /// The job's failure, if it did not run to the end.
+    problem: Option<Problem>,
+}
+
+impl JobCheck {
+    /// Adds the job to the summaries exactly as a serial run would have counted it then.
+    fn add_to(self, b: &mut BackendSummary, su: &mut SuiteSummary, limit: usize) {
+        for (k, c) in self.by_evidence {
+            su.by_evidence.entry(k).or_default().add(&c);
+        }
+        su.counts.add(&self.counts);
+        for m in self.mismatches {
+            if b.mismatches.len() < limit {
+                b.mismatches.push(m);
+            } else {
+                b.mismatches_omitted += 1;
+            }
+        }
+        b.mismatches_omitted += self.more_mismatches;
+        if let Some(p) = self.problem {
+            b.problems.push(p);
+        }
+    }
+}
+
+/// Runs one planned job on `backend` and compares every checked cell of its rows.
+fn check_job(
+    backend: &dyn Backend,
+    name: &str,
+    suite: &Suite,
+    planned: &PlannedJob,
+    opts: &Options,
+) -> JobCheck {
+    let job = &planned.job;
+    let result = backend.run(job);
+    let mut out = JobCheck {
+        by_evidence: BTreeMap::new(),
+        counts: Counts::default(),
+        mismatches: Vec::new(),
+        more_mismatches: 0,
+        problem: None,
+    };
+    let mut job_cells = 0;
+    for id in &planned.rows {
+        let row = &suite.rows[id].row;
+        let evidence = out
+            .by_evidence
+            .entry(row.evidence.name().to_string())
+            .or_default();
+        for cell in row.checked_cells() {
+            let mut c = Counts {
+                cells: 1,
+                ..Default::default()
+            };
+            match &result {
+                Err(BackendError::Unsupported { .. }) => c.unsupported = 1,
+                Err(_) => c.errors = 1,
+                Ok(o) => {
+                    let actual = o.value(&row.placement, row.lane, cell.column);
+                    let verdict = match actual {
+                        Some(a) => compare_cell(
+                            cell,
+                            a,
+                            job.kernel.policy_for(&row.placement, cell.column),
+                        ),
+                        None => Verdict::Mismatch,
+                    };
+                    match verdict {
+                        Verdict::Exact => c.matched = 1,
+                        Verdict::NanAccepted => {
+                            c.matched = 1;
+                            c.matched_nan_rule = 1;
+                        }
+                        Verdict::WithinTolerance(_) => c.matched_with_tolerance = 1,
+                        Verdict::Mismatch => {
+                            c.mismatched = 1;
+                            let known = opts
+                                .known
+                                .reason(name, &row.id, cell.column)
+                                .map(str::to_string);
+                            c.known_differences = known.is_some() as u64;
+                            if out.mismatches.len() < opts.mismatch_limit {
+                                let a = actual;
+                                out.mismatches.push(Mismatch {
+                                    id: row.id.clone(),
+                                    suite: row.suite.clone(),
+                                    kernel: row.kernel.clone(),
+                                    target: row.target.clone(),
+                                    lane: row.lane,
+                                    mode: row.mode.canonical(),
+                                    evidence: row.evidence.name().to_string(),
+                                    inputs: row.inputs.iter().map(|i| format!("{i:08x}")).collect(),
+                                    column: cell.column,
+                                    label: label(&job.kernel, &row.placement, cell.column),
+                                    expected: format!("{:08x}", cell.value),
+                                    actual: a.map_or("missing".into(), |a| format!("{a:08x}")),
+                                    mask: format!("{:08x}", cell.mask),
+                                    check: cell.check.letter().to_string(),
+                                    differing_bits: format!(
+                                        "{:08x}",
+                                        (cell.value ^ a.unwrap_or(!cell.value)) & cell.mask
+                                    ),
+                                    known_difference: known,
+                                });
+                            } else {
+                                out.more_mismatches += 1;
+                            }
+                        }
+                    }
+                }
+            }
+            evidence.add(&c);
+            out.counts.add(&c);
+            job_cells += 1;
+        }
+    }
+    if let Err(e) = &result {
+        out.problem = Some(Problem {
+            suite: suite.name().to_string(),
+            kernel: job.kernel.name.clone(),
+            mode: job.mode.canonical(),
+            dispatch: job.dispatch.clone(),
+            kind: if matches!(e, BackendError::Unsupported { .. }) {
+                "unsupported"
+            } else {
+                "error"
+            }
+            .into(),
+            message: e.to_string(),
+            cells: job_cells,
+        });
+    }
+    out
 }
 
 /// The label of a compared dword: the kernel's labels describe its default placement; a dword of another

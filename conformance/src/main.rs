@@ -141,6 +141,10 @@ struct Cli {
     /// is the unsharded summary.
     #[arg(long, value_name = "K/N")]
     shard: Option<String>,
+    /// Threads that run the model's jobs (default: the number of cores). Output is the same for every N; other
+    /// backends run one job at a time.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1024))]
+    jobs: Option<u64>,
 }
 
 #[derive(Subcommand)]
@@ -535,6 +539,10 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         known,
         mismatch_limit: cli.mismatch_limit,
         shard,
+        jobs: cli.jobs.map_or_else(
+            || std::thread::available_parallelism().map_or(1, usize::from),
+            |n| n as usize,
+        ),
     };
 
     let total = (job_count(&ds, &opts.filter, opts.shard) * backends.len()) as u64;

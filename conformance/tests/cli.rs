@@ -827,3 +827,25 @@ fn three_shards_merged_equal_the_unsharded_summary() {
         );
     }
 }
+
+/// `--jobs N` runs the model's jobs on N threads and prints what one thread prints, byte for byte; 0 is a
+/// usage error.
+#[test]
+fn jobs_print_what_a_serial_run_prints() {
+    let run = |jobs: &str| {
+        Command::new(env!("CARGO_BIN_EXE_conformance"))
+            .args(["--format", "json", "--jobs", jobs])
+            .env("SOURCE_DATE_EPOCH", "1")
+            .output()
+            .unwrap()
+    };
+    let serial = run("1");
+    assert_eq!(serial.status.code(), Some(0));
+    let parallel = run("3");
+    assert_eq!(parallel.status.code(), Some(0));
+    assert!(
+        serial.stdout == parallel.stdout,
+        "--jobs 3 printed another summary"
+    );
+    assert_eq!(run("0").status.code(), Some(2));
+}

@@ -208,3 +208,91 @@ fn rule_counts_split_pinned_and_formula_rows() {
         .evidence_split("replay")
         .starts_with("peer-formula "));
 }
+
+/// The model, with every job whose dispatch hash starts with a digit below 8 failing and bit 0 flipped in every
+/// third dword of the other jobs with an odd lane count: mismatches, errors and matches all in one run, from a
+/// backend that allows concurrent jobs.
+struct Mixed;
+
+impl Backend for Mixed {
+    fn name(&self) -> String {
+        "model".into()
+    }
+
+    fn run(&self, job: &Job) -> Result<JobOutput, BackendError> {
+        if job.dispatch.as_bytes().first().is_some_and(|c| *c < b'8') {
+            return Err(BackendError::Fault {
+                address: 0,
+                pc: 0,
+                reason: "stand-in fault".into(),
+            });
+        }
+        let mut out = reference_model::exec::ModelBackend::default().run(job)?;
+        if job.lane_count() % 2 == 1 {
+            for (_, dwords) in &mut out.arrays {
+                for v in dwords.iter_mut().step_by(3) {
+                    *v ^= 1;
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    fn concurrent(&self) -> Option<&(dyn Backend + Sync)> {
+        Some(self)
+    }
+}
+
+/// Jobs on several threads give the summary of a serial run, field for field: counts, the order of the kept
+/// mismatches under a small limit, the omitted count, and the problems.
+#[test]
+fn parallel_jobs_give_the_serial_summary() {
+    let ds = Dataset::load(&[measurements::bundled_data_dir()]).unwrap();
+    for (mixed, backend) in [
+        (true, Box::new(Mixed) as Box<dyn Backend>),
+        (
+            false,
+            Box::new(reference_model::exec::ModelBackend::default()),
+        ),
+    ] {
+        let backends = [backend];
+        let run = |jobs: usize, mismatch_limit: usize| {
+            let mut seen = Vec::new();
+            let s = verify(
+                &ds,
+                &backends,
+                &Options {
+                    jobs,
+                    mismatch_limit,
+                    ..opts("*")
+                },
+                |what| seen.push(what.to_string()),
+            );
+            (s, seen)
+        };
+        for limit in [7, 5000] {
+            let (serial, order) = run(1, limit);
+            let c = serial.backends[0].counts;
+            assert_eq!(c.cells, 38240);
+            for jobs in [2, 3] {
+                let (parallel, parallel_order) = run(jobs, limit);
+                assert_eq!(parallel, serial, "{jobs} threads, mismatch limit {limit}");
+                assert_eq!(parallel_order, order, "progress in plan order");
+            }
+        }
+        let (s, _) = run(3, 7);
+        let b = &s.backends[0];
+        if mixed {
+            // The stand-in exercises every branch of the merge.
+            assert!(
+                b.counts.mismatched > 7 && b.mismatches.len() == 7,
+                "{:?}",
+                b.counts
+            );
+            assert_eq!(b.mismatches_omitted, b.counts.mismatched - 7);
+            assert!(b.counts.errors > 0 && !b.problems.is_empty() && b.counts.matched > 0);
+        } else {
+            assert_eq!((b.counts.mismatched, b.counts.errors), (48, 0));
+        }
+    }
+}

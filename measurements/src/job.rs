@@ -354,6 +354,12 @@ pub trait Backend {
     fn name(&self) -> String;
     /// Runs one job.
     fn run(&self, job: &Job) -> Result<JobOutput, BackendError>;
+    /// This backend as one that several threads may run jobs on at once, where it is one (the reference model:
+    /// each job has its own state). `None`, the default, has its jobs run one at a time on one thread (a
+    /// Vulkan device queue, a test double with interior state).
+    fn concurrent(&self) -> Option<&(dyn Backend + Sync)> {
+        None
+    }
 }
 
 /// A job and the IDs of the rows (one per lane) it reproduces.

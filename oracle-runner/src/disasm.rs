@@ -55,15 +55,21 @@ pub fn parse_target(name: &str) -> Result<Target, String> {
     })
 }
 
-/// A 1-based line and column in a text listing.
-type LineColumn = (usize, usize);
+/// Where each word of a text listing is: its byte offset and the offsets where lines start, from which a
+/// warning works out the word's line and column (4 bytes a word: the input is at most [`MAX_INPUT_BYTES`]).
+struct Places {
+    /// Byte offset of every word's first character.
+    words: Vec<u32>,
+    /// Byte offset of the start of every line, the first at 0.
+    lines: Vec<u32>,
+}
 
 /// Where a word of the input came from, for warnings.
 enum Origin {
     /// The command line.
     Arguments,
-    /// A text listing: the name and every word's line and column.
-    Text(String, Vec<LineColumn>),
+    /// A text listing: the name and where its words are.
+    Text(String, Places),
     /// A binary blob: its name.
     Binary(String),
 }
@@ -72,9 +78,15 @@ impl Origin {
     fn prefix(&self, word: usize) -> String {
         match self {
             Origin::Arguments => String::new(),
-            Origin::Text(name, at) => at
-                .get(word)
-                .map_or(format!("{name}: "), |(l, c)| format!("{name}:{l}:{c}: ")),
+            Origin::Text(name, at) => match at.words.get(word) {
+                Some(&off) => {
+                    // The last line starting at or before the word.
+                    let line = at.lines.partition_point(|&l| l <= off);
+                    let col = off - at.lines[line - 1] + 1;
+                    format!("{name}:{line}:{col}: ")
+                }
+                None => format!("{name}: "),
+            },
             Origin::Binary(name) => format!("{name}: byte {}: ", word * 4),
         }
     }
@@ -82,16 +94,42 @@ impl Origin {
 
 /// Disassembles `words` (command-line words) or the words of `file` (`-`: stdin; `binary` forces a blob) for
 /// `target`. `Err` is a usage or input error (exit 2); bad words are warnings in the [`Listing`] (exit 1).
+// The binary prints through `run_to`; this whole-listing form is what the tests check.
+#[allow(dead_code)]
 pub fn run(
     target: &str,
     words: &[String],
     file: Option<&Path>,
     binary: bool,
 ) -> Result<Listing, String> {
+    let mut text = String::new();
+    let warnings = run_to(target, words, file, binary, None, &mut |chunk| {
+        text.push_str(chunk);
+        Ok(())
+    })?;
+    Ok(Listing { text, warnings })
+}
+
+/// [`run`], handing the listing to `sink` in pieces of about [`CHUNK_BYTES`] as it is made (what `oracle disasm`
+/// prints, without holding the whole text); returns the warnings. `jobs` is how many threads may decode (see
+/// [`write_listing`]; `None`: two where the machine has two cores). `Err` is a usage or input error, or the
+/// sink's.
+pub fn run_to(
+    target: &str,
+    words: &[String],
+    file: Option<&Path>,
+    binary: bool,
+    jobs: Option<usize>,
+    sink: &mut dyn FnMut(&str) -> Result<(), String>,
+) -> Result<Vec<String>, String> {
     let target = parse_target(target)?;
     let (words, origin) = read_words(words, file, binary)?;
-    Ok(listing_with(target, &words, &origin))
+    let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
+    write_listing(target, &words, &origin, jobs, sink)
 }
+
+/// How much listing text [`run_to`] gathers before handing it on.
+pub const CHUNK_BYTES: usize = 1 << 16;
 
 /// The words of command-line arguments or of `file`, read as `run` reads them; `Err` for none.
 pub fn input_words(
@@ -126,38 +164,241 @@ pub fn listing(target: Target, words: &[u32]) -> Listing {
 }
 
 fn listing_with(target: Target, words: &[u32], origin: &Origin) -> Listing {
-    let mut out = Listing::default();
-    let mut i = 0;
-    while i < words.len() {
-        match isa::decode(target, words, i) {
+    let mut text = String::new();
+    let warnings = write_listing(target, words, origin, 1, &mut |chunk| {
+        text.push_str(chunk);
+        Ok(())
+    })
+    .unwrap_or_default();
+    Listing { text, warnings }
+}
+
+/// Inputs of at least this many words are decoded by two threads when two may run ([`write_listing`]).
+pub const PARALLEL_WORDS: usize = 1 << 16;
+
+/// Decodes `words` and hands the listing to `sink` a chunk at a time; returns the warnings.
+///
+/// A long input, when `jobs` allows two threads, is decoded in two halves at once: this thread decodes
+/// from the start and prints as it goes, a second thread decodes from the middle word into memory and notes
+/// where each of its first instructions starts. Decoding at a word index depends only on the words from there
+/// on, so once this thread reaches an instruction start the second thread also started at, everything the
+/// second thread made from there on is what this thread would make, and is printed after. If the middle word
+/// fell inside an instruction and the second thread never started at this thread's boundary, this thread
+/// decodes the rest itself. Either way the listing and the warnings are the sequential ones, byte for byte
+/// (`tests` check both cases).
+fn write_listing(
+    target: Target,
+    words: &[u32],
+    origin: &Origin,
+    jobs: usize,
+    sink: &mut dyn FnMut(&str) -> Result<(), String>,
+) -> Result<Vec<String>, String> {
+    let split = (jobs > 1 && words.len() >= PARALLEL_WORDS).then_some(words.len() / 2);
+    write_listing_split(target, words, origin, sink, split).map(|(w, _)| w)
+}
+
+/// [`write_listing`], with the second thread starting at word `split` when there is one; also says whether the
+/// second thread's work was used (false: there was none, or this thread decoded the rest itself).
+fn write_listing_split(
+    target: Target,
+    words: &[u32],
+    origin: &Origin,
+    sink: &mut dyn FnMut(&str) -> Result<(), String>,
+    split: Option<usize>,
+) -> Result<(Vec<String>, bool), String> {
+    let mut text = String::with_capacity(CHUNK_BYTES + 256);
+    let mut warnings = Vec::new();
+    let mut flush = |t: &mut String| -> Result<(), String> {
+        sink(t)?;
+        t.clear();
+        Ok(())
+    };
+    let Some(mid) = split.filter(|&m| m > 0 && m < words.len()) else {
+        decode_span(
+            target,
+            words,
+            0,
+            words.len(),
+            origin,
+            &mut text,
+            &mut warnings,
+            &mut flush,
+            None,
+        )?;
+        if !text.is_empty() {
+            flush(&mut text)?;
+        }
+        return Ok((warnings, false));
+    };
+    let (reached, second) = std::thread::scope(|s| {
+        let second = s.spawn(|| {
+            // About 24 bytes of listing per word: reserved so the buffer is not copied as it grows.
+            let mut t = String::with_capacity((words.len() - mid) * 24);
+            let mut w = Vec::new();
+            let mut starts = Vec::with_capacity(SYNC_STARTS);
+            let mut keep = |_: &mut String| Ok(());
+            let done = decode_span(
+                target,
+                words,
+                mid,
+                words.len(),
+                origin,
+                &mut t,
+                &mut w,
+                &mut keep,
+                Some(&mut starts),
+            );
+            done.map(|_| (t, w, starts))
+        });
+        let reached = decode_span(
+            target,
+            words,
+            0,
+            mid,
+            origin,
+            &mut text,
+            &mut warnings,
+            &mut flush,
+            None,
+        );
+        // A thread that could not finish leaves the rest to this one.
+        (reached, second.join().ok().and_then(Result::ok))
+    });
+    let reached = reached?;
+    let synced = second.and_then(|(t, w, starts)| {
+        let &(_, at, nw) = starts.iter().find(|(i, _, _)| *i == reached)?;
+        Some((t, w, at, nw))
+    });
+    match synced {
+        Some((t, w, at, nw)) => {
+            if !text.is_empty() {
+                flush(&mut text)?;
+            }
+            let rest = t.get(at..).unwrap_or_default();
+            if !rest.is_empty() {
+                sink(rest)?;
+            }
+            warnings.extend(w.into_iter().skip(nw));
+            Ok((warnings, true))
+        }
+        None => {
+            decode_span(
+                target,
+                words,
+                reached,
+                words.len(),
+                origin,
+                &mut text,
+                &mut warnings,
+                &mut flush,
+                None,
+            )?;
+            if !text.is_empty() {
+                flush(&mut text)?;
+            }
+            Ok((warnings, false))
+        }
+    }
+}
+
+/// Instruction starts the second thread of [`write_listing`] notes: this thread stops at the first start at or
+/// past the middle word, at most four words on (an instruction is at most five), which the second thread's
+/// first starts cover unless it began inside a run of words that decode otherwise from there.
+const SYNC_STARTS: usize = 16;
+
+/// Decodes from word `from` and stops at the first instruction start at or past `until` (or the end), which it
+/// returns. Each line goes to `text`, which `flush` is given whenever it passes [`CHUNK_BYTES`]; each word that
+/// is no instruction is a warning. `starts`, when given, gets (word index, length of `text`, warnings so far) at
+/// each of the first [`SYNC_STARTS`] places decoding starts from.
+#[allow(clippy::too_many_arguments)]
+fn decode_span(
+    target: Target,
+    words: &[u32],
+    from: usize,
+    until: usize,
+    origin: &Origin,
+    text: &mut String,
+    warnings: &mut Vec<String>,
+    flush: &mut dyn FnMut(&mut String) -> Result<(), String>,
+    mut starts: Option<&mut Vec<(usize, usize, usize)>>,
+) -> Result<usize, String> {
+    let mut i = from;
+    while i < words.len() && i < until {
+        if let Some(st) = starts.as_deref_mut().filter(|st| st.len() < SYNC_STARTS) {
+            st.push((i, text.len(), warnings.len()));
+        }
+        // Matched by reference: an instruction is a few hundred bytes, not worth moving out of the result.
+        match &isa::decode(target, words, i) {
             Ok(inst) => {
-                out.text.push_str(&inst.to_string());
+                inst.write_to(text);
                 if let Some(why) = inst.non_canonical_reason() {
-                    out.text.push_str("\t; non-canonical: ");
-                    out.text.push_str(why);
+                    text.push_str("\t; non-canonical: ");
+                    text.push_str(why);
                 }
-                out.text.push('\n');
+                text.push('\n');
                 i += inst.size as usize;
+                if text.len() >= CHUNK_BYTES {
+                    flush(text)?;
+                }
             }
             Err(e) => {
                 // Every DecodeError names the word index it starts at, which is `i`.
-                out.warnings.push(format!("{}{e}", origin.prefix(i)));
+                warnings.push(format!("{}{e}", origin.prefix(i)));
                 i += 1;
             }
         }
     }
-    out
+    Ok(i)
 }
 
 fn parse_word(s: &str) -> Option<u32> {
-    let h = s
-        .strip_prefix("0x")
-        .or_else(|| s.strip_prefix("0X"))
-        .unwrap_or(s);
-    if h.len() != 8 || !h.bytes().all(|b| b.is_ascii_hexdigit()) {
+    parse_word_bytes(s.as_bytes())
+}
+
+/// What a byte is to the listing reader: a hex digit's value (0..=15), [`SEP`], [`NEWLINE`] or [`OTHER`].
+const BYTE_CLASS: [u8; 256] = {
+    let mut t = [OTHER; 256];
+    let mut i = 0;
+    while i < 10 {
+        t[b'0' as usize + i] = i as u8;
+        i += 1;
+    }
+    let mut i = 0;
+    while i < 6 {
+        t[b'a' as usize + i] = 10 + i as u8;
+        t[b'A' as usize + i] = 10 + i as u8;
+        i += 1;
+    }
+    // The separators of `is_separator`: ASCII whitespace and commas.
+    t[b' ' as usize] = SEP;
+    t[b'\t' as usize] = SEP;
+    t[b'\r' as usize] = SEP;
+    t[0x0c] = SEP;
+    t[b',' as usize] = SEP;
+    t[b'\n' as usize] = NEWLINE;
+    t
+};
+/// A separator other than a newline.
+const SEP: u8 = 16;
+/// A newline (a separator that also starts a line).
+const NEWLINE: u8 = 17;
+/// Any other byte.
+const OTHER: u8 = 18;
+
+/// A word token: eight hex digits, `0x` or `0X` first optionally.
+#[inline]
+fn parse_word_bytes(t: &[u8]) -> Option<u32> {
+    let h = match t {
+        [b'0', b'x' | b'X', rest @ ..] => rest,
+        _ => t,
+    };
+    if h.len() != 8 {
         return None;
     }
-    u32::from_str_radix(h, 16).ok()
+    h.iter().try_fold(0u32, |v, &c| {
+        let d = BYTE_CLASS[c as usize];
+        (d < 16).then_some(v << 4 | d as u32)
+    })
 }
 
 const WORD_SHAPE: &str = "8 hex digits, optional 0x";
@@ -204,7 +445,10 @@ fn read_file(path: &Path, binary: bool) -> Result<(Vec<u32>, Origin), String> {
         let f = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
         (path.display().to_string(), Box::new(f))
     };
-    let mut bytes = Vec::new();
+    // Sized from the file up front: a listing of a large kernel is megabytes, and growing the buffer while
+    // reading copies it over and over.
+    let size = std::fs::metadata(path).map_or(0, |m| m.len().min(MAX_INPUT_BYTES + 1));
+    let mut bytes = Vec::with_capacity(size as usize + 1);
     reader
         .take(MAX_INPUT_BYTES + 1)
         .read_to_end(&mut bytes)
@@ -214,11 +458,14 @@ fn read_file(path: &Path, binary: bool) -> Result<(Vec<u32>, Origin), String> {
             "{name}: more than {MAX_INPUT_BYTES} bytes; `oracle disasm` reads at most that much"
         ));
     }
-    if !binary && is_text(&bytes) {
-        // Only ASCII here, so byte columns are character columns.
-        let text = std::str::from_utf8(&bytes).map_err(|e| format!("{name}: {e}"))?;
-        let (words, at) = parse_listing(text, &name)?;
-        return Ok((words, Origin::Text(name, at)));
+    if !binary {
+        // A listing that parses holds only separators and hex tokens, so it is text; one that does not is an
+        // error when it is text and a blob otherwise. Trying the parse first saves a pass over every byte.
+        match parse_listing(&bytes, &name) {
+            Ok((words, at)) => return Ok((words, Origin::Text(name, at))),
+            Err(e) if is_text(&bytes) => return Err(e),
+            Err(_) => {}
+        }
     }
     if bytes.len() % 4 != 0 {
         return Err(format!(
@@ -238,27 +485,80 @@ fn read_file(path: &Path, binary: bool) -> Result<(Vec<u32>, Origin), String> {
     Ok((words, Origin::Binary(name)))
 }
 
-/// The words of a hex listing and the line and column (1-based) of each; a token that is not a word is an
-/// error naming where it is.
-fn parse_listing(text: &str, name: &str) -> Result<(Vec<u32>, Vec<LineColumn>), String> {
-    let mut words = Vec::new();
-    let mut at = Vec::new();
-    for (l, line) in text.split('\n').enumerate() {
-        let mut col = 0;
-        for t in line.split(is_separator) {
-            if !t.is_empty() {
-                let w = parse_word(t).ok_or_else(|| {
-                    format!(
-                        "{name}:{}:{}: `{t}` is not a word ({WORD_SHAPE}); a hex listing holds only words \
-                         separated by whitespace or commas (for a binary blob, pass --binary)",
-                        l + 1,
-                        col + 1
-                    )
-                })?;
-                words.push(w);
-                at.push((l + 1, col + 1));
+/// The words of a hex listing and where each is; a token that is not a word is an error naming its line and
+/// column (1-based). One pass over the bytes: the listing of a large kernel is megabytes.
+fn parse_listing(bytes: &[u8], name: &str) -> Result<(Vec<u32>, Places), String> {
+    // A word takes at least nine bytes with its separator.
+    let mut words = Vec::with_capacity(bytes.len() / 9 + 1);
+    let mut at = Places {
+        words: Vec::with_capacity(bytes.len() / 9 + 1),
+        lines: vec![0],
+    };
+    let mut i = 0;
+    while i < bytes.len() {
+        match BYTE_CLASS[bytes[i] as usize] {
+            NEWLINE => {
+                at.lines.push(i as u32 + 1);
+                i += 1;
+                continue;
             }
-            col += t.len() + 1;
+            SEP => {
+                i += 1;
+                continue;
+            }
+            _ => {}
+        }
+        // A token: its digits are read as it is scanned; anything but eight digits after an optional `0x`
+        // is an error.
+        let start = i;
+        if bytes[i] == b'0' && matches!(bytes.get(i + 1), Some(b'x' | b'X')) {
+            i += 2;
+        }
+        // The common token, eight digits and a separator (or the end), without a branch per digit.
+        if let Some(eight) = bytes.get(i..i + 8) {
+            let (mut w, mut all) = (0u32, true);
+            for &c in eight {
+                let d = BYTE_CLASS[c as usize];
+                all &= d < 16;
+                w = w << 4 | (d & 15) as u32;
+            }
+            let ends = bytes
+                .get(i + 8)
+                .is_none_or(|&c| matches!(BYTE_CLASS[c as usize], SEP | NEWLINE));
+            if all && ends {
+                words.push(w);
+                at.words.push(start as u32);
+                i += 8;
+                continue;
+            }
+        }
+        let (mut w, mut digits, mut bad) = (0u32, 0u32, false);
+        while let Some(&c) = bytes.get(i) {
+            match BYTE_CLASS[c as usize] {
+                SEP | NEWLINE => break,
+                d if d < 16 => {
+                    w = w << 4 | d as u32;
+                    digits += 1;
+                }
+                _ => bad = true,
+            }
+            i += 1;
+        }
+        match (bad, digits) {
+            (false, 8) => {
+                words.push(w);
+                at.words.push(start as u32);
+            }
+            _ => {
+                let t = &bytes[start..i];
+                let line = at.lines.len();
+                let col = start as u32 - at.lines[line - 1] + 1;
+                return Err(format!(
+                    "{name}:{line}:{col}: `{}` is not a word ({WORD_SHAPE}); a hex listing holds only words \
+                     separated by whitespace or commas (for a binary blob, pass --binary)",
+                    String::from_utf8_lossy(t)
+                ));
+            }
         }
     }
     Ok((words, at))
@@ -300,6 +600,78 @@ mod tests {
         let l = run(target, &s(words), None, false).unwrap();
         assert!(l.warnings.is_empty(), "{:?}", l.warnings);
         l.text
+    }
+
+    /// Split at every word of a stream with literals, two-word instructions and bad words, the two-thread listing
+    /// is the sequential one, text and warnings, whether the second thread's start lines up (its work is used)
+    /// or not (this thread decodes the rest).
+    #[test]
+    fn a_listing_split_in_two_is_the_sequential_listing() {
+        let unit: [u32; 9] = [
+            0x7e14_0304, // v_mov_b32_e32 v10, v4
+            0x7e02_02ff, // v_mov_b32_e32 v1, 0x3f800000 (a literal after it)
+            0x3f80_0000,
+            0xffff_ffff, // no instruction: a warning
+            0xd564_000a, // v_add_f64 v[10:11], v[4:5], v[6:7], non-canonical
+            0x0202_0d04,
+            0xe038_1000, // buffer_load_dwordx4 v[4:7], v1, s[0:3], 0 offen
+            0x8000_0401,
+            0xbf81_0000, // s_endpgm
+        ];
+        let words: Vec<u32> = unit
+            .iter()
+            .copied()
+            .cycle()
+            .take(unit.len() * 5 + 3)
+            .collect();
+        let origin = Origin::Binary("k.bin".into());
+        let run = |split: Option<usize>| {
+            let mut text = String::new();
+            let (w, used) = write_listing_split(
+                Target::Gfx1030,
+                &words,
+                &origin,
+                &mut |c| {
+                    text.push_str(c);
+                    Ok(())
+                },
+                split,
+            )
+            .unwrap();
+            (text, w, used)
+        };
+        let (text, warnings, _) = run(None);
+        assert!(
+            warnings.len() >= 5 && text.lines().count() > 20,
+            "{warnings:?}"
+        );
+        let mut used = [0, 0];
+        for at in 1..words.len() {
+            let (t, w, u) = run(Some(at));
+            assert_eq!((&t, &w), (&text, &warnings), "split at word {at}");
+            used[u as usize] += 1;
+        }
+        // Both ways of finishing ran.
+        assert!(used[0] > 0 && used[1] > 0, "{used:?}");
+    }
+
+    /// The reader's byte table agrees with `is_separator` and with hex digits, byte for byte.
+    #[test]
+    fn byte_classes_match_the_separators_and_digits() {
+        for b in 0..=255u8 {
+            let c = BYTE_CLASS[b as usize];
+            assert_eq!(
+                matches!(c, SEP | NEWLINE),
+                is_separator(b as char),
+                "{b:#x}"
+            );
+            assert_eq!(c == NEWLINE, b == b'\n');
+            assert_eq!(
+                (c < 16).then_some(c as u32),
+                (b as char).to_digit(16),
+                "{b:#x}"
+            );
+        }
     }
 
     #[test]

@@ -109,6 +109,10 @@ enum Command {
         /// Read --file as a little-endian binary blob even if its bytes are printable.
         #[arg(long)]
         binary: bool,
+        /// Threads that decode a long input (1 or 2; default 2 where the machine has two cores). The listing is
+        /// the same either way.
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=2))]
+        jobs: Option<u64>,
     },
     /// Print the SPIR-V the `vulkan` backend runs for a kernel, as text: a bundled kernel by name (compiled
     /// for the first dispatch of its suite: memory regions, user SGPRs, grid, LDS) or words (arguments or
@@ -323,16 +327,24 @@ fn main() -> ExitCode {
             words,
             file,
             binary,
-        } => disasm::run(&target, &words, file.as_deref(), binary).and_then(|l| {
-            out::print(&l.text)?;
-            for w in &l.warnings {
+            jobs,
+        } => disasm::run_to(
+            &target,
+            &words,
+            file.as_deref(),
+            binary,
+            jobs.map(|n| n as usize),
+            &mut out::print,
+        )
+        .map(|warnings| {
+            for w in &warnings {
                 out::warn(&format!("oracle: warning: {w}"));
             }
-            Ok(if l.warnings.is_empty() {
+            if warnings.is_empty() {
                 ExitCode::SUCCESS
             } else {
                 ExitCode::from(1)
-            })
+            }
         }),
         Command::Recompile {
             kernel,

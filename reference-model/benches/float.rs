@@ -6,6 +6,7 @@
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use reference_model::float::{self, Mode};
 use std::hint::black_box;
+use std::time::Instant;
 
 const LANES: usize = 4096;
 
@@ -69,6 +70,48 @@ fn bench(c: &mut Criterion) {
         })
     });
     g.finish();
+
+    // Ratios from the same process, for the README: each loop timed for two seconds, native last.
+    let time = |f: &mut dyn FnMut() -> u32| {
+        let t = Instant::now();
+        let mut n = 0u32;
+        while t.elapsed().as_secs_f64() < 2.0 {
+            black_box(f());
+            n += 1;
+        }
+        t.elapsed().as_secs_f64() / n as f64
+    };
+    let model = |mode: Mode| {
+        time(&mut || {
+            let mut acc = 0u32;
+            for &[x, y, z] in ops.iter() {
+                acc ^= float::fma_f32(black_box(mode), x, y, z);
+            }
+            acc
+        })
+    };
+    let t_c0 = model(Mode::TITLE);
+    let t_f3 = model(Mode {
+        float_mode: 0xf3,
+        ..Mode::TITLE
+    });
+    let t_native = time(&mut || {
+        let mut acc = 0u32;
+        for &[x, y, z] in ops.iter() {
+            let r = black_box(f32::from_bits(x)).mul_add(f32::from_bits(y), f32::from_bits(z));
+            acc ^= r.to_bits();
+        }
+        acc
+    });
+    let rate = |t: f64| LANES as f64 / t / 1e6;
+    println!(
+        "f32 FMA: native {:.1} M/s; model 0xc0 {:.1} M/s (1/{:.1} of native); model 0xf3 {:.1} M/s (1/{:.1})",
+        rate(t_native),
+        rate(t_c0),
+        t_c0 / t_native,
+        rate(t_f3),
+        t_f3 / t_native
+    );
 }
 
 criterion_group!(benches, bench);

@@ -39,13 +39,14 @@ pub fn unsupported(inst: &Instruction, pc: usize, reason: &str) -> BackendError 
     }
 }
 
-/// A `Fault` for a memory access.
-pub fn fault(f: MemFault, pc: usize, what: &str) -> BackendError {
+/// A `Fault` for a memory access of `inst` (named by its operation's mnemonic in the message).
+pub fn fault(f: MemFault, pc: usize, inst: &Instruction) -> BackendError {
     BackendError::Fault {
         address: f.address,
         pc: pc as u32,
         reason: format!(
-            "{what}: {} of {} bytes outside every mapped region",
+            "{}: {} of {} bytes outside every mapped region",
+            inst.op.mnemonic(),
             if f.write { "write" } else { "read" },
             f.len
         ),
@@ -68,8 +69,18 @@ pub fn sreg_index(op: Operand) -> Option<usize> {
 }
 
 impl Ctx<'_> {
-    /// Executes one decoded instruction whose first word is at `pc` (the wave's pc already points past it).
+    /// Executes one decoded instruction whose first word is at `pc` (the wave's pc already points past it),
+    /// by the compact form [`super::fast`] works out for it.
     pub fn step(&mut self, inst: &Instruction, pc: usize) -> Result<(), BackendError> {
+        super::fast::run_one(self, inst, pc)
+    }
+
+    /// The general paths, by encoding family.
+    pub(crate) fn step_general(
+        &mut self,
+        inst: &Instruction,
+        pc: usize,
+    ) -> Result<(), BackendError> {
         match inst.encoding {
             Encoding::Sop1 | Encoding::Sop2 | Encoding::Sopk | Encoding::Sopc | Encoding::Sopp => {
                 super::salu::exec(self, inst, pc)
@@ -78,7 +89,7 @@ impl Ctx<'_> {
                 super::valu::exec(self, inst, pc)
             }
             Encoding::Smem | Encoding::Mubuf | Encoding::Mtbuf | Encoding::Flat | Encoding::Ds => {
-                super::mem_ops::exec(self, inst, pc)
+                super::mem_ops::exec(self, inst, super::facts::MemFacts::of(inst.op), pc)
             }
             Encoding::Mimg | Encoding::Exp | Encoding::Vintrp => Err(unsupported(
                 inst,

@@ -385,9 +385,13 @@ pub(super) fn check(inst: &Instruction, pc: usize) -> Result<(), BackendError> {
     if h.all {
         return Ok(());
     }
-    let mn = inst.op.mnemonic();
+    // The mnemonic only names the operation in the message.
     let refuse = |field: String, why: &str| -> Result<(), BackendError> {
-        Err(unsupported(inst, pc, &format!("{field} on {mn}: {why}")))
+        Err(unsupported(
+            inst,
+            pc,
+            &format!("{field} on {}: {why}", inst.op.mnemonic()),
+        ))
     };
     let m = inst.mods;
     let per_source = |bits: u8, allowed: u8, name: &str, kind: &'static str| {
@@ -479,7 +483,7 @@ pub(super) fn check(inst: &Instruction, pc: usize) -> Result<(), BackendError> {
         }
         Control::Sdwa(s) => {
             let vopc = inst.encoding == Encoding::Vopc;
-            if vopc && s.sdst.is_some() && inst.op.mnemonic().starts_with("v_cmpx") {
+            if vopc && s.sdst.is_some() && super::facts::is_cmpx(inst.op) {
                 return refuse(
                     "sdst".into(),
                     "gfx10 v_cmpx writes EXEC only; no document says what an SDWA scalar destination does",

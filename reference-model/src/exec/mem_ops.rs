@@ -5,8 +5,9 @@
 
 use super::buffer::{piece, Access, Vsharp};
 use super::ctx::{fault, unsupported, Ctx, Ty};
+use super::facts::{MemClass, MemFacts, MemKind};
 use super::format;
-use crate::isa::{Control, Instruction, MemFields, Op, Operand, Role};
+use crate::isa::{Control, Encoding, Instruction, MemFields, Op, Operand, Role};
 use measurements::job::BackendError;
 
 fn fields(inst: &Instruction) -> MemFields {
@@ -330,37 +331,29 @@ fn atomic64(op: Op, old: u64, d0: u64, d1: u64, mode: crate::float::Mode) -> Opt
 }
 
 /// Does the atomic return the pre-operation value?
-fn returns(op: Op, glc: bool) -> bool {
-    let name = op_name(op);
-    name.contains("_rtn_")
-        || (name.starts_with("buffer_atomic")
-            || name.starts_with("global_atomic")
-            || name.starts_with("flat_atomic"))
-            && glc
+fn returns(facts: &MemFacts, glc: bool) -> bool {
+    facts.rtn || facts.returns_on_glc && glc
 }
 
-fn op_name(op: Op) -> &'static str {
-    op.mnemonic()
-}
-
-pub(super) fn exec(cx: &mut Ctx, inst: &Instruction, pc: usize) -> Result<(), BackendError> {
-    let name = op_name(inst.op);
-    if name.starts_with("s_") {
-        smem(cx, inst, pc)
-    } else if name.starts_with("ds_") {
-        ds(cx, inst, pc)
-    } else if name.starts_with("buffer_") || name.starts_with("tbuffer_") {
-        buffer(cx, inst, pc)
-    } else if name.starts_with("global_") || name.starts_with("flat_") {
-        global(cx, inst, pc)
-    } else if name.starts_with("scratch_") {
-        Err(unsupported(
+/// Runs a memory instruction, routed by its operation's typed facts ([`MemFacts`], decided when the program
+/// was decoded).
+pub(super) fn exec(
+    cx: &mut Ctx,
+    inst: &Instruction,
+    facts: &MemFacts,
+    pc: usize,
+) -> Result<(), BackendError> {
+    match facts.class {
+        MemClass::Ds => ds(cx, inst, facts, pc),
+        MemClass::Buffer | MemClass::Tbuffer => buffer(cx, inst, facts, pc),
+        MemClass::Global | MemClass::Flat => global(cx, inst, facts, pc),
+        MemClass::Scratch => Err(unsupported(
             inst,
             pc,
             "scratch needs a private segment, which the job ABIs do not set up",
-        ))
-    } else {
-        Err(unsupported(inst, pc, "memory instruction not modelled yet"))
+        )),
+        _ if inst.encoding == Encoding::Smem => smem(cx, inst, facts, pc),
+        _ => Err(unsupported(inst, pc, "memory instruction not modelled yet")),
     }
 }
 
@@ -372,10 +365,9 @@ enum SmemKind {
     Atomic,
 }
 
-fn smem(cx: &mut Ctx, inst: &Instruction, pc: usize) -> Result<(), BackendError> {
+fn smem(cx: &mut Ctx, inst: &Instruction, facts: &MemFacts, pc: usize) -> Result<(), BackendError> {
     use Op::*;
     let f = fields(inst);
-    let name = op_name(inst.op);
     match inst.op {
         // Cache maintenance and address-translation probes: the model has no caches or TLB, so they do
         // nothing observable (s_dcache_discard drops dirty scalar-cache lines, which never exist here because
@@ -399,20 +391,19 @@ fn smem(cx: &mut Ctx, inst: &Instruction, pc: usize) -> Result<(), BackendError>
         }
         _ => {}
     }
-    let kind = if name.contains("_atomic_") {
-        SmemKind::Atomic
-    } else if name.contains("_store_") {
-        SmemKind::Store
-    } else if name.contains("_load_") {
-        SmemKind::Load
-    } else {
-        return Err(unsupported(
-            inst,
-            pc,
-            "scalar memory instruction not modelled yet",
-        ));
+    let kind = match facts.kind {
+        MemKind::Atomic => SmemKind::Atomic,
+        MemKind::Store => SmemKind::Store,
+        MemKind::Load => SmemKind::Load,
+        MemKind::Other => {
+            return Err(unsupported(
+                inst,
+                pc,
+                "scalar memory instruction not modelled yet",
+            ))
+        }
     };
-    if name.starts_with("s_scratch_") {
+    if facts.class == MemClass::SmemScratch {
         return Err(unsupported(
             inst,
             pc,
@@ -420,11 +411,7 @@ fn smem(cx: &mut Ctx, inst: &Instruction, pc: usize) -> Result<(), BackendError>
         ));
     }
     // Dwords of memory touched: the load/store width, or an atomic's element (two for the _x2 forms).
-    let n = ["x16", "x8", "x4", "x2"]
-        .iter()
-        .zip([16, 8, 4, 2])
-        .find(|(sfx, _)| name.ends_with(**sfx))
-        .map_or(1, |(_, n)| n);
+    let n = facts.dwords as usize;
     let Some(Operand::Sgpr { first: base, .. }) = inst.operand(Role::Sbase) else {
         return Err(unsupported(inst, pc, "SMEM base is not an SGPR range"));
     };
@@ -442,7 +429,7 @@ fn smem(cx: &mut Ctx, inst: &Instruction, pc: usize) -> Result<(), BackendError>
     let b = base as usize;
     // The address of dword i, or None past a buffer's NUM_RECORDS: loads read 0 there, stores and atomics
     // write nothing (rule smem.buffer_range, inferred from the buffer rule).
-    let addresses: Vec<Option<u64>> = if name.starts_with("s_buffer") {
+    let addresses: Vec<Option<u64>> = if facts.class == MemClass::SmemBuffer {
         let v = Vsharp::from_words([
             cx.wave.sget(b),
             cx.wave.sget(b + 1),
@@ -462,7 +449,7 @@ fn smem(cx: &mut Ctx, inst: &Instruction, pc: usize) -> Result<(), BackendError>
     };
     let read = |cx: &Ctx, a: Option<u64>| -> Result<u32, BackendError> {
         a.map_or(Ok(0), |a| {
-            cx.mem.read_u32(a).map_err(|e| fault(e, pc, name))
+            cx.mem.read_u32(a).map_err(|e| fault(e, pc, inst))
         })
     };
     match kind {
@@ -479,7 +466,7 @@ fn smem(cx: &mut Ctx, inst: &Instruction, pc: usize) -> Result<(), BackendError>
             for (i, &a) in addresses.iter().enumerate() {
                 if let Some(a) = a {
                     let v = cx.wave.sget(data + i);
-                    cx.mem.write_u32(a, v).map_err(|e| fault(e, pc, name))?;
+                    cx.mem.write_u32(a, v).map_err(|e| fault(e, pc, inst))?;
                 }
             }
         }
@@ -487,11 +474,8 @@ fn smem(cx: &mut Ctx, inst: &Instruction, pc: usize) -> Result<(), BackendError>
             // Scalar atomics as the buffer atomics of the same name applied once (rule `smem.atomics`,
             // inferred from the names): data (and compare data after it) in SDATA, the old value back to
             // SDATA with GLC.
-            let twin = format!(
-                "buffer_{}",
-                name.trim_start_matches("s_").trim_start_matches("buffer_")
-            );
-            let op = Op::from_mnemonic(&twin)
+            let op = facts
+                .twin
                 .ok_or_else(|| unsupported(inst, pc, "no buffer atomic of the same name"))?;
             let atomic = MemAtomic::new(cx, op);
             let d = atomic.operands(data, |r| cx.wave.sget(r));
@@ -512,7 +496,12 @@ fn smem(cx: &mut Ctx, inst: &Instruction, pc: usize) -> Result<(), BackendError>
     Ok(())
 }
 
-fn buffer(cx: &mut Ctx, inst: &Instruction, pc: usize) -> Result<(), BackendError> {
+fn buffer(
+    cx: &mut Ctx,
+    inst: &Instruction,
+    facts: &MemFacts,
+    pc: usize,
+) -> Result<(), BackendError> {
     // Vector L0/L1 cache invalidation: no caches in the model (rule `smem.cache_ops`).
     if matches!(inst.op, Op::BufferGl0Inv | Op::BufferGl1Inv) {
         return Ok(());
@@ -572,8 +561,6 @@ fn buffer(cx: &mut Ctx, inst: &Instruction, pc: usize) -> Result<(), BackendErro
             lane: lane as u32,
         }
     };
-    let name = inst.op.mnemonic();
-
     if let Some((w, store)) = width_of(inst.op) {
         for lane in (0..lanes).filter(|l| exec >> l & 1 == 1) {
             let a = access(cx, lane);
@@ -589,11 +576,11 @@ fn buffer(cx: &mut Ctx, inst: &Instruction, pc: usize) -> Result<(), BackendErro
                             if p.in_range {
                                 cx.mem
                                     .write_u32(p.address, d)
-                                    .map_err(|e| fault(e, pc, name))?;
+                                    .map_err(|e| fault(e, pc, inst))?;
                             }
                         } else {
                             let d = if p.in_range {
-                                cx.mem.read_u32(p.address).map_err(|e| fault(e, pc, name))?
+                                cx.mem.read_u32(p.address).map_err(|e| fault(e, pc, inst))?
                             } else {
                                 0
                             };
@@ -615,14 +602,14 @@ fn buffer(cx: &mut Ctx, inst: &Instruction, pc: usize) -> Result<(), BackendErro
                         if p.in_range {
                             cx.mem
                                 .write(p.address, &d.to_le_bytes()[..bytes as usize])
-                                .map_err(|e| fault(e, pc, name))?;
+                                .map_err(|e| fault(e, pc, inst))?;
                         }
                     } else {
                         let mut b = [0u8; 4];
                         if p.in_range {
                             cx.mem
                                 .read(p.address, &mut b[..bytes as usize])
-                                .map_err(|e| fault(e, pc, name))?;
+                                .map_err(|e| fault(e, pc, inst))?;
                         }
                         let dst = load_dst(inst, pc)?;
                         let old = cx.wave.vget(dst, lane);
@@ -635,18 +622,14 @@ fn buffer(cx: &mut Ctx, inst: &Instruction, pc: usize) -> Result<(), BackendErro
         return Ok(());
     }
 
-    if name.starts_with("buffer_load_format")
-        || name.starts_with("tbuffer_load_format")
-        || name.starts_with("buffer_store_format")
-        || name.starts_with("tbuffer_store_format")
-    {
-        return format_access(cx, inst, pc, &v, &access);
+    if facts.format {
+        return format_access(cx, inst, facts, pc, &v, &access);
     }
 
-    if name.starts_with("buffer_atomic") {
+    if facts.class == MemClass::Buffer && facts.kind == MemKind::Atomic {
         let data = vreg(inst, Role::Vdata, pc)?;
         // The returned value overwrites the data registers (GCN/RDNA buffer atomic convention).
-        let rtn = returns(inst.op, f.glc).then_some(data);
+        let rtn = returns(facts, f.glc).then_some(data);
         let atomic = MemAtomic::new(cx, inst.op);
         for lane in (0..lanes).filter(|l| exec >> l & 1 == 1) {
             let a = access(cx, lane);
@@ -673,27 +656,22 @@ fn buffer(cx: &mut Ctx, inst: &Instruction, pc: usize) -> Result<(), BackendErro
 fn format_access(
     cx: &mut Ctx,
     inst: &Instruction,
+    facts: &MemFacts,
     pc: usize,
     v: &Vsharp,
     access: &impl Fn(&Ctx, usize) -> Access,
 ) -> Result<(), BackendError> {
     let f = fields(inst);
-    let name = inst.op.mnemonic();
-    let code = if name.starts_with("tbuffer") {
+    let code = if facts.class == MemClass::Tbuffer {
         f.format
     } else {
         v.format
     };
     let fmt = format::lookup(code).map_err(|r| unsupported(inst, pc, &r))?;
-    let store = name.contains("_store_");
-    let d16 = name.contains("d16");
-    let hi = name.contains("d16_hi");
-    let n = match name.rsplit('_').next() {
-        Some("x") => 1,
-        Some("xy") => 2,
-        Some("xyz") => 3,
-        _ => 4,
-    };
+    let store = facts.kind == MemKind::Store;
+    let d16 = facts.d16;
+    let hi = facts.d16_hi;
+    let n = facts.components as usize;
     let reg = if store {
         vreg(inst, Role::Vdata, pc)?
     } else {
@@ -777,7 +755,7 @@ fn format_access(
             for (at, len, address) in pieces {
                 cx.mem
                     .write(address, &raw[at as usize..(at + len) as usize])
-                    .map_err(|e| fault(e, pc, name))?;
+                    .map_err(|e| fault(e, pc, inst))?;
             }
         } else {
             let mut element = 0u128;
@@ -786,7 +764,7 @@ fn format_access(
                 for (at, len, address) in pieces {
                     cx.mem
                         .read(address, &mut raw[at as usize..(at + len) as usize])
-                        .map_err(|e| fault(e, pc, name))?;
+                        .map_err(|e| fault(e, pc, inst))?;
                 }
                 element = u128::from_le_bytes(raw);
             }
@@ -848,9 +826,13 @@ fn format_access(
 /// seed 000: `src_shared_base` is 0x00010000_00000000). Rule `flat.shared_aperture`.
 pub(super) const SHARED_APERTURE_HI: u32 = 0x0001_0000;
 
-fn global(cx: &mut Ctx, inst: &Instruction, pc: usize) -> Result<(), BackendError> {
+fn global(
+    cx: &mut Ctx,
+    inst: &Instruction,
+    facts: &MemFacts,
+    pc: usize,
+) -> Result<(), BackendError> {
     let f = fields(inst);
-    let name = inst.op.mnemonic();
     if f.lds || f.tfe {
         return Err(unsupported(
             inst,
@@ -884,16 +866,16 @@ fn global(cx: &mut Ctx, inst: &Instruction, pc: usize) -> Result<(), BackendErro
             let a = base.wrapping_add(4 * lane as u64);
             if inst.op == Op::GlobalStoreDwordAddtid {
                 let v = cx.wave.vget(vreg(inst, Role::Vdata, pc)?, lane);
-                cx.mem.write_u32(a, v).map_err(|e| fault(e, pc, name))?;
+                cx.mem.write_u32(a, v).map_err(|e| fault(e, pc, inst))?;
             } else {
-                let v = cx.mem.read_u32(a).map_err(|e| fault(e, pc, name))?;
+                let v = cx.mem.read_u32(a).map_err(|e| fault(e, pc, inst))?;
                 cx.wave.vset(vreg(inst, Role::Vdst, pc)?, lane, v);
             }
         }
         return Ok(());
     }
     let va = vreg(inst, Role::Vaddr, pc)?;
-    let is_flat = name.starts_with("flat_");
+    let is_flat = facts.class == MemClass::Flat;
     let address = |cx: &Ctx, lane: usize| -> u64 {
         let base = match saddr {
             Some(s) => (cx.wave.sget(s) as u64 | (cx.wave.sget(s + 1) as u64) << 32)
@@ -903,8 +885,8 @@ fn global(cx: &mut Ctx, inst: &Instruction, pc: usize) -> Result<(), BackendErro
         base.wrapping_add(f.offset as i64 as u64)
     };
     let Some((w, store)) = width_of(inst.op) else {
-        if name.contains("atomic") {
-            let rtn = if returns(inst.op, f.glc) {
+        if facts.kind == MemKind::Atomic {
+            let rtn = if returns(facts, f.glc) {
                 Some(vreg(inst, Role::Vdst, pc)?)
             } else {
                 None
@@ -944,7 +926,7 @@ fn global(cx: &mut Ctx, inst: &Instruction, pc: usize) -> Result<(), BackendErro
                     cx.lds.write(a as u32 as u64 + i as u64, 1, *b as u64);
                 }
             } else {
-                cx.mem.write(a, &buf).map_err(|e| fault(e, pc, name))?;
+                cx.mem.write(a, &buf).map_err(|e| fault(e, pc, inst))?;
             }
         } else {
             let mut buf = vec![0u8; bytes];
@@ -953,7 +935,7 @@ fn global(cx: &mut Ctx, inst: &Instruction, pc: usize) -> Result<(), BackendErro
                     *b = cx.lds.read(a as u32 as u64 + i as u64, 1) as u8;
                 }
             } else {
-                cx.mem.read(a, &mut buf).map_err(|e| fault(e, pc, name))?;
+                cx.mem.read(a, &mut buf).map_err(|e| fault(e, pc, inst))?;
             }
             let dst = vreg(inst, Role::Vdst, pc)?;
             match w {
@@ -988,10 +970,9 @@ fn lds_aligned(addr: u64, bytes: u32) -> bool {
     addr % (bytes.min(4) as u64) == 0
 }
 
-fn ds(cx: &mut Ctx, inst: &Instruction, pc: usize) -> Result<(), BackendError> {
+fn ds(cx: &mut Ctx, inst: &Instruction, facts: &MemFacts, pc: usize) -> Result<(), BackendError> {
     use Op::*;
     let f = fields(inst);
-    let name = inst.op.mnemonic();
     if f.gds {
         return Err(unsupported(inst, pc, "GDS is not modelled"));
     }
@@ -1008,7 +989,10 @@ fn ds(cx: &mut Ctx, inst: &Instruction, pc: usize) -> Result<(), BackendError> {
     let misaligned = |a: u64| BackendError::Fault {
         address: a,
         pc: pc as u32,
-        reason: format!("{name}: misaligned LDS access (the hardware faults the wave)"),
+        reason: format!(
+            "{}: misaligned LDS access (the hardware faults the wave)",
+            inst.op.mnemonic()
+        ),
     };
 
     // Cross-lane operations that do not touch LDS memory.
@@ -1062,8 +1046,8 @@ fn ds(cx: &mut Ctx, inst: &Instruction, pc: usize) -> Result<(), BackendError> {
     // Plain reads and writes.
     let rw = ds_plain_access(inst.op);
     if let Some((bytes, store, signed)) = rw {
-        let hi = name.ends_with("_d16_hi");
-        let d16 = name.contains("_d16");
+        let hi = facts.d16_hi;
+        let d16 = facts.d16;
         for &lane in &active {
             let a = addr_of(cx, lane)? + offset;
             if !lds_aligned(a, bytes) {
@@ -1247,8 +1231,8 @@ fn ds(cx: &mut Ctx, inst: &Instruction, pc: usize) -> Result<(), BackendError> {
     // The src2 forms (gfx1013 only; LLVM 19 drops them from gfx10.3): DS[A] = DS[A] op DS[B] with A the
     // address VGPR and B = A + 4 * stride, the 16-bit stride taken from {A[31], A[31:17]} when offset bit 15 is
     // set and from {offset[14], offset[14:0]} otherwise (rule `ds.src2`).
-    if name.contains("_src2_") {
-        let bytes: usize = if is64_name(name) { 8 } else { 4 };
+    if facts.src2 {
+        let bytes: usize = if facts.wide { 8 } else { 4 };
         for &lane in &active {
             let addr = addr_of(cx, lane)?;
             // With the stride in A's high bits only A[16:0] addresses LDS (inferred, as CLRX documents).
@@ -1287,7 +1271,7 @@ fn ds(cx: &mut Ctx, inst: &Instruction, pc: usize) -> Result<(), BackendError> {
     }
 
     // Atomics, applied lane by lane in ascending lane order (rule lds.atomic_lane_order, inferred).
-    let is64 = is64_name(name);
+    let is64 = facts.wide;
     let has_d1 = matches!(
         inst.op,
         DsMskorB32
@@ -1304,7 +1288,7 @@ fn ds(cx: &mut Ctx, inst: &Instruction, pc: usize) -> Result<(), BackendError> {
             | DsCmpstF64
             | DsCmpstRtnF64
     );
-    let rtn = returns(inst.op, false);
+    let rtn = returns(facts, false);
     if atomic(inst.op, is64, 0, 0, 0, mode).is_none() {
         return Err(unsupported(inst, pc, "LDS instruction not modelled yet"));
     }
@@ -1378,11 +1362,6 @@ fn swizzle_lane(off: usize, i: usize) -> usize {
     }
 }
 
-/// Whether a DS operation works on 64-bit elements (its mnemonic ends in 64).
-fn is64_name(name: &str) -> bool {
-    name.ends_with("64")
-}
-
 /// `atomic32` or `atomic64` by width: the new memory value, None where the operation is not modelled.
 fn atomic(op: Op, wide: bool, old: u64, d0: u64, d1: u64, mode: crate::float::Mode) -> Option<u64> {
     if wide {
@@ -1403,11 +1382,11 @@ struct MemAtomic {
 
 impl MemAtomic {
     fn new(cx: &Ctx, op: Op) -> MemAtomic {
-        let name = op_name(op);
+        let facts = MemFacts::of(op);
         MemAtomic {
             op,
-            wide: name.ends_with("_x2"),
-            cmpswap: name.contains("cmpswap"),
+            wide: facts.wide,
+            cmpswap: facts.cmpswap,
             mode: crate::float::Mode::from_hwreg(cx.wave.mode),
         }
     }
@@ -1427,11 +1406,10 @@ impl MemAtomic {
         address: Option<u64>,
         (d0, d1): (u64, u64),
     ) -> Result<u64, BackendError> {
-        let name = op_name(self.op);
         let mut old = 0;
         if let Some(a) = address {
             for i in 0..self.dwords() as u64 {
-                old |= (cx.mem.read_u32(a + 4 * i).map_err(|e| fault(e, pc, name))? as u64)
+                old |= (cx.mem.read_u32(a + 4 * i).map_err(|e| fault(e, pc, inst))? as u64)
                     << (32 * i);
             }
         }
@@ -1441,7 +1419,7 @@ impl MemAtomic {
             for i in 0..self.dwords() as u64 {
                 cx.mem
                     .write_u32(a + 4 * i, (new >> (32 * i)) as u32)
-                    .map_err(|e| fault(e, pc, name))?;
+                    .map_err(|e| fault(e, pc, inst))?;
             }
         }
         Ok(old)

@@ -18,6 +18,8 @@
 
 pub mod buffer;
 mod ctx;
+pub mod facts;
+mod fast;
 mod fields;
 pub mod format;
 mod lds;
@@ -177,29 +179,34 @@ pub fn target_of(name: &str) -> Option<Target> {
         .map(|&(_, t)| t)
 }
 
-/// A decoded program: instructions by word index, decoded on first use.
+/// A decoded program: instructions by word index, each decoded on first use into its compact form
+/// ([`fast`]: operands resolved, fields checked, the path it runs chosen), which every later execution reuses.
 pub struct Program {
     target: Target,
     words: Vec<u32>,
-    cache: Vec<Option<Instruction>>,
+    cache: Vec<Option<Box<fast::Prepared>>>,
 }
 
 impl Program {
     /// A program over `words` for `target`.
     pub fn new(target: Target, words: Vec<u32>) -> Program {
         let n = words.len();
+        let mut cache = Vec::with_capacity(n);
+        cache.resize_with(n, || None);
         Program {
             target,
             words,
-            cache: vec![None; n],
+            cache,
         }
     }
 
     /// The instruction at word `pc`.
     pub fn at(&mut self, pc: usize) -> Result<Instruction, BackendError> {
-        if let Some(Some(i)) = self.cache.get(pc) {
-            return Ok(*i);
-        }
+        self.prepared(pc).map(|p| p.inst)
+    }
+
+    /// The compact form of the instruction at word `pc`, decoded the first time.
+    fn prepared(&mut self, pc: usize) -> Result<&fast::Prepared, BackendError> {
         if pc >= self.words.len() {
             return Err(BackendError::Fault {
                 address: (pc as u64).wrapping_mul(4),
@@ -210,13 +217,23 @@ impl Program {
                 ),
             });
         }
-        let inst =
-            isa::decode(self.target, &self.words, pc).map_err(|e| BackendError::Unsupported {
-                instruction: format!("word {pc} ({:08x})", self.words[pc]),
-                reason: format!("cannot decode: {e}"),
+        let slot = &mut self.cache[pc];
+        if slot.is_none() {
+            let inst = isa::decode(self.target, &self.words, pc).map_err(|e| {
+                BackendError::Unsupported {
+                    instruction: format!("word {pc} ({:08x})", self.words[pc]),
+                    reason: format!("cannot decode: {e}"),
+                }
             })?;
-        self.cache[pc] = Some(inst);
-        Ok(inst)
+            *slot = Some(Box::new(fast::Prepared {
+                fast: fast::prepare(&inst, pc),
+                size: inst.size as usize,
+                inst,
+            }));
+        }
+        // Filled just above when it was empty.
+        slot.as_deref()
+            .ok_or_else(|| BackendError::InvalidJob("program cache".into()))
     }
 
     /// Number of words.
@@ -389,9 +406,9 @@ fn run_group(
             while !cx.wave.done && !cx.wave.at_barrier {
                 budget.charge(cx.wave)?;
                 let pc = cx.wave.pc;
-                let inst = program.at(pc)?;
-                cx.wave.pc = pc + inst.size as usize;
-                cx.step(&inst, pc)?;
+                let p = program.prepared(pc)?;
+                cx.wave.pc = pc + p.size;
+                fast::run(&mut cx, p, pc)?;
             }
         }
         // Every wave has ended or waits at the barrier: release it, or finish.
@@ -441,5 +458,10 @@ impl measurements::Backend for ModelBackend {
 
     fn run(&self, job: &Job) -> Result<JobOutput, BackendError> {
         run_job(job, self.limits)
+    }
+
+    /// Every job builds its own memory, waves and LDS, so jobs may run on several threads at once.
+    fn concurrent(&self) -> Option<&(dyn measurements::Backend + Sync)> {
+        Some(self)
     }
 }

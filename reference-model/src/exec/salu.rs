@@ -97,7 +97,7 @@ pub(super) fn exec(cx: &mut Ctx, inst: &Instruction, pc: usize) -> Result<(), Ba
     // (rule salu.saveexec_width, measured by peer-scalar-sop1: wave32 kernels running the _b64 forms).
     macro_rules! saveexec {
         ($f:expr, $write_new:expr) => {{
-            let wide = inst.mnemonic().ends_with("b64");
+            let wide = saveexec_is_64(inst.op);
             let f: fn(u64, u64) -> u64 = $f;
             let exec_pair = cx.wave.s[super::state::sreg::EXEC_LO] as u64
                 | (cx.wave.s[super::state::sreg::EXEC_HI] as u64) << 32;
@@ -712,6 +712,26 @@ pub(super) fn exec(cx: &mut Ctx, inst: &Instruction, pc: usize) -> Result<(), Ba
     Ok(())
 }
 
+/// Whether a saveexec/wrexec operation is its `_b64` form (the whole EXEC pair).
+fn saveexec_is_64(op: Op) -> bool {
+    use Op::*;
+    matches!(
+        op,
+        SAndSaveexecB64
+            | SOrSaveexecB64
+            | SXorSaveexecB64
+            | SAndn2SaveexecB64
+            | SOrn2SaveexecB64
+            | SNandSaveexecB64
+            | SNorSaveexecB64
+            | SXnorSaveexecB64
+            | SAndn1SaveexecB64
+            | SOrn1SaveexecB64
+            | SAndn1WrexecB64
+            | SAndn2WrexecB64
+    )
+}
+
 /// s_movrels / s_movreld / s_movrelsd_2: relative SGPR addressing by M0.
 fn movrel(cx: &mut Ctx, inst: &Instruction, pc: usize) -> Result<(), BackendError> {
     let err = |m: &str| unsupported(inst, pc, m);
@@ -745,4 +765,20 @@ fn movrel(cx: &mut Ctx, inst: &Instruction, pc: usize) -> Result<(), BackendErro
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::isa::ALL_OPS;
+
+    /// The typed width list covers exactly the `_b64` saveexec and wrexec forms.
+    #[test]
+    fn saveexec_width_matches_the_names() {
+        for op in ALL_OPS {
+            let n = op.mnemonic();
+            if n.contains("saveexec") || n.contains("wrexec") {
+                assert_eq!(super::saveexec_is_64(op), n.ends_with("_b64"), "{n}");
+            }
+        }
+    }
 }

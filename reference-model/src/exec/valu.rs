@@ -455,6 +455,7 @@ fn med3<T: Ord + Copy>(a: T, b: T, c: T) -> T {
 
 /// 32-bit integer operations of up to three sources, by op; `clamp` saturates the add/sub forms (rule
 /// `valu.int_clamp`), the multiply-adds (`valu.int_clamp.mad`) and the SADs (`valu.sad_clamp`).
+#[inline(always)]
 fn int32(op: Op, a: u32, b: u32, c: u32, clamp: bool) -> Option<u32> {
     Some(match op {
         Op::VMovB32 => a,
@@ -750,8 +751,24 @@ pub(super) fn is_int_op(op: Op) -> bool {
     int32(op, 0, 0, 0, false).is_some()
 }
 
+/// The integer compare `op` is (width, signedness, predicate, writes EXEC), for the compact form.
+pub(super) fn int_cmp_facts(op: Op) -> Option<IntCmp> {
+    int_cmp(op)
+}
+
+/// A 32-bit integer operation without clamp, inlined so a loop with `op` fixed keeps only its arm.
+#[inline(always)]
+pub(super) fn int32_inline(op: Op, a: u32, b: u32, c: u32) -> u32 {
+    int32(op, a, b, c, false).unwrap_or(0)
+}
+
+/// Whether the integer compare `op` writes EXEC (v_cmpx); `None` when `op` is no integer compare.
+pub(super) fn int_cmp_writes_exec(op: Op) -> Option<bool> {
+    int_cmp(op).map(|c| c.3)
+}
+
 /// An integer compare: width in bits, signedness, predicate, and whether it writes EXEC (v_cmpx).
-type IntCmp = (u32, bool, fn(i128, i128) -> bool, bool);
+pub(super) type IntCmp = (u32, bool, fn(i128, i128) -> bool, bool);
 
 /// The integer compare `op` is, if it is one.
 fn int_cmp(op: Op) -> Option<IntCmp> {
@@ -876,6 +893,15 @@ pub(super) fn finish_compare(
 
 pub(super) fn exec(cx: &mut Ctx, inst: &Instruction, pc: usize) -> Result<(), BackendError> {
     super::fields::check(inst, pc)?;
+    exec_checked(cx, inst, pc)
+}
+
+/// Runs a VALU instruction whose fields [`super::fields::check`] has accepted.
+pub(super) fn exec_checked(
+    cx: &mut Ctx,
+    inst: &Instruction,
+    pc: usize,
+) -> Result<(), BackendError> {
     let io = Io::new(cx, inst, pc)?;
     let op = inst.op;
     let (has1, has2) = (

@@ -92,6 +92,15 @@ fn float_cmp(op: Op) -> Option<(Cmp, u32, bool)> {
     }
 }
 
+/// Whether the float compare or class test `op` writes EXEC (v_cmpx); `None` when `op` is neither.
+pub(super) fn float_cmp_writes_exec(op: Op) -> Option<bool> {
+    match op {
+        Op::VCmpxClassF32 | Op::VCmpxClassF16 | Op::VCmpxClassF64 => Some(true),
+        Op::VCmpClassF32 | Op::VCmpClassF16 | Op::VCmpClassF64 => Some(false),
+        _ => float_cmp(op).map(|c| c.2),
+    }
+}
+
 /// Is `op` a float compare or class test (its result is a lane mask)?
 pub(super) fn is_compare(op: Op) -> bool {
     float_cmp(op).is_some()

@@ -155,6 +155,12 @@ pub(crate) fn ovfl16(mode: Mode, r: u64, srcs: &[u64]) -> u16 {
 /// `f32.tininess.after_rounding`, `nan.select.first_source`, `nan.quiet.ieee_only`,
 /// `nan.default`, `round.mode_field`.
 pub fn add_f32(mode: Mode, a: u32, b: u32) -> u32 {
+    if host_path32(mode) && plain32(a) && plain32(b) {
+        if let Some(r) = host_result32((f32::from_bits(a) as f64 + f32::from_bits(b) as f64) as f32)
+        {
+            return r;
+        }
+    }
     g_add(F32, env32(mode), a as u64, b as u64) as u32
 }
 
@@ -174,6 +180,13 @@ pub fn subrev_f32(mode: Mode, a: u32, b: u32) -> u32 {
 /// instruction (seed 000: `0x3f7ffffe * 0x00800001` gives `0x00800000`,
 /// `0x3f7fffff * 0x00800000` gives 0 with f32 denormals flushed).
 pub fn mul_f32(mode: Mode, a: u32, b: u32) -> u32 {
+    if host_path32(mode) && plain32(a) && plain32(b) {
+        // The product of two f32 values is exact in f64 (48 significant bits), so this rounds once.
+        if let Some(r) = host_result32((f32::from_bits(a) as f64 * f32::from_bits(b) as f64) as f32)
+        {
+            return r;
+        }
+    }
     g_mul(F32, env32(mode), a as u64, b as u64) as u32
 }
 
@@ -185,7 +198,61 @@ pub fn mul_f32(mode: Mode, a: u32, b: u32) -> u32 {
 /// included (measured); with a non-zero addend the same after-rounding tininess is applied
 /// to the fused result (`f32.tininess.fma_addend`, inferred).
 pub fn fma_f32(mode: Mode, a: u32, b: u32, c: u32) -> u32 {
+    if host_path32(mode) && plain32(a) && plain32(b) && plain32(c) {
+        if let Some(r) = host_fma32(a, b, c) {
+            return r;
+        }
+    }
     g_fma(F32, env32(mode), a as u64, b as u64, c as u64) as u32
+}
+
+// ---------------------------------------------------------------------------------------
+// The host's binary64 arithmetic for the plain f32 case.
+//
+// With round to nearest even, operands that are zeros or normal numbers and a result at least 2^-125 in
+// magnitude and finite, no rule of the mode applies (no NaN, no infinity, nothing to flush or to call tiny:
+// `f32.denorm.arith`, `f32.tininess.after_rounding` and `f32.tininess.fma_addend` only decide results below
+// 2^-126), and the result is the IEEE 754 one, which the host computes in binary64:
+// - a product of two f32 values is exact in binary64 (48 significant bits of 53), so `a * b` rounds once;
+// - a sum of two f32 values rounded to binary64 and then to binary32 is the correctly rounded sum, because 53 >=
+//   2 * 24 + 2 makes the double rounding innocuous for addition (S. A. Figueroa, "When is double rounding
+//   innocuous?", ACM SIGNUM Newsletter 30(3), 1995);
+// - a fused `a * b + c` is the exact product plus `c`, rounded to binary64 once; rounding that to binary32 again
+//   is wrong only when the first rounding landed exactly on a binary32 midpoint (29 low significand bits
+//   `1000...0`), and then the soft engine decides (the same test as musl's `fmaf`, without its fix-up).
+// Everything else, and every other rounding mode, goes to the soft engine, which `tests` below hold this path
+// to. Rust's f64 operations are IEEE 754 binary64 with round to nearest even on every target with SSE2 or an
+// FPU of its own; x86 without SSE2 (x87, which rounds to 64 bits first) always takes the soft engine.
+
+/// Whether the host path may run: f32 round to nearest even on a host with IEEE binary64 arithmetic.
+#[inline(always)]
+fn host_path32(mode: Mode) -> bool {
+    const HOST_BINARY64: bool = !cfg!(all(target_arch = "x86", not(target_feature = "sse2")));
+    HOST_BINARY64 && mode.float_mode & 3 == 0
+}
+
+/// A zero or a normal f32 (no infinity, NaN or denormal).
+#[inline(always)]
+fn plain32(x: u32) -> bool {
+    let e = x >> 23 & 0xff;
+    e != 0xff && (e != 0 || x & 0x7f_ffff == 0)
+}
+
+/// The bits of a host result when it is finite and at least 2^-125 in magnitude (exponent field 2..=254).
+#[inline(always)]
+fn host_result32(r: f32) -> Option<u32> {
+    let b = r.to_bits();
+    (2..0xff).contains(&(b >> 23 & 0xff)).then_some(b)
+}
+
+/// `a * b + c` of plain operands through binary64, or `None` where it might round twice wrongly.
+#[inline(always)]
+fn host_fma32(a: u32, b: u32, c: u32) -> Option<u32> {
+    let s = f32::from_bits(a) as f64 * f32::from_bits(b) as f64 + f32::from_bits(c) as f64;
+    if s.to_bits() & 0x1fff_ffff == 0x1000_0000 {
+        return None;
+    }
+    host_result32(s as f32)
 }
 
 /// The legacy zero rule: a zero factor (after flushing) makes the product +0, even when
@@ -766,4 +833,97 @@ pub fn omod_clamp_f16(mode: Mode, value: u16, omod: Omod, clamp: bool) -> u16 {
 /// [`omod_clamp_f16`]).
 pub fn omod_clamp_f64(mode: Mode, value: u64, omod: Omod, clamp: bool) -> u64 {
     g_omod_clamp(F64, mode, env16_64(mode), value, omod, clamp)
+}
+
+#[cfg(test)]
+mod tests {
+    //! The host path of `add_f32`, `mul_f32` and `fma_f32` against the soft engine alone.
+
+    use super::*;
+
+    fn modes() -> [Mode; 4] {
+        [
+            Mode::TITLE,
+            Mode::IEEE,
+            Mode {
+                float_mode: 0xd0,
+                ..Mode::TITLE
+            },
+            Mode {
+                float_mode: 0xf3,
+                ..Mode::IEEE
+            },
+        ]
+    }
+
+    /// Operands around the edges: exponents near the bottom of the normal range and the top, denormals,
+    /// zeros, infinities and NaNs, and plain random values.
+    fn operand(s: &mut u64) -> u32 {
+        *s ^= *s << 13;
+        *s ^= *s >> 7;
+        *s ^= *s << 17;
+        let r = *s;
+        let mant = (r >> 8) as u32 & 0x7f_ffff;
+        let sign = ((r >> 40) as u32 & 1) << 31;
+        let exp = match r % 8 {
+            0 => (r >> 44) as u32 % 6,
+            1 => 250 + (r >> 44) as u32 % 6,
+            2 => 60 + (r >> 44) as u32 % 10,
+            _ => (r >> 44) as u32 % 256,
+        };
+        sign | exp << 23 | mant
+    }
+
+    #[test]
+    fn host_path_equals_the_soft_engine() {
+        let mut s = 0x1234_5678_9abc_def1u64;
+        // The soft engine is slow in a debug build; release runs ten times as many.
+        let n = if cfg!(debug_assertions) {
+            20_000
+        } else {
+            200_000
+        };
+        for _ in 0..n {
+            let (a, b, c) = (operand(&mut s), operand(&mut s), operand(&mut s));
+            for m in modes() {
+                let e = env32(m);
+                let (a64, b64, c64) = (a as u64, b as u64, c as u64);
+                assert_eq!(
+                    add_f32(m, a, b),
+                    g_add(F32, e, a64, b64) as u32,
+                    "{m:?} {a:#x} + {b:#x}"
+                );
+                assert_eq!(
+                    mul_f32(m, a, b),
+                    g_mul(F32, e, a64, b64) as u32,
+                    "{m:?} {a:#x} * {b:#x}"
+                );
+                assert_eq!(
+                    fma_f32(m, a, b, c),
+                    g_fma(F32, e, a64, b64, c64) as u32,
+                    "{m:?} fma {a:#x} {b:#x} {c:#x}"
+                );
+            }
+        }
+    }
+
+    /// The double-rounding case: 8 (1 + 2^-23) * 8 (1 - 2^-23) = 64 - 2^-40, plus 2^30 + 2^7, lands in binary64
+    /// on the binary32 midpoint 2^30 + 2^7 + 2^6, which ties to even upwards; the exact sum is below it.
+    #[test]
+    fn the_fma_midpoint_case_goes_to_the_soft_engine() {
+        let (a, b, c) = (0x4100_0001, 0x40ff_fffe, 0x4e80_0001);
+        let naive =
+            (f32::from_bits(a) as f64 * f32::from_bits(b) as f64 + f32::from_bits(c) as f64) as f32;
+        assert_eq!(
+            naive.to_bits(),
+            0x4e80_0002,
+            "binary64 then binary32 rounds up"
+        );
+        assert_eq!(host_fma32(a, b, c), None);
+        assert_eq!(fma_f32(Mode::TITLE, a, b, c), 0x4e80_0001);
+        assert_eq!(
+            fma_f32(Mode::TITLE, a, b, c),
+            g_fma(F32, env32(Mode::TITLE), a as u64, b as u64, c as u64) as u32
+        );
+    }
 }

@@ -258,17 +258,76 @@ pub(crate) fn decode_src(code: u16, width: u8, literal: Option<u32>) -> Result<O
 }
 
 /// Prints a register tuple the way LLVM does: `v7` for one dword, `v[6:7]` for more.
-pub(crate) fn fmt_range(
-    f: &mut dyn fmt::Write,
+#[inline]
+pub(crate) fn fmt_range<W: fmt::Write + ?Sized>(
+    f: &mut W,
     prefix: &str,
     first: u32,
     width: u8,
 ) -> fmt::Result {
+    // Characters rather than tiny strings: for a String each is one byte pushed, not a copy call.
+    prefix.chars().try_for_each(|c| f.write_char(c))?;
     if width <= 1 {
-        write!(f, "{prefix}{first}")
+        put_dec(f, first as i64)
     } else {
-        write!(f, "{prefix}[{first}:{}]", first + width as u32 - 1)
+        f.write_char('[')?;
+        put_dec(f, first as i64)?;
+        f.write_char(':')?;
+        put_dec(f, (first + width as u32 - 1) as i64)?;
+        f.write_char(']')
     }
+}
+
+/// Writes `v` in decimal. The printer writes millions of register numbers and offsets in a long listing, and
+/// `core::fmt`'s machinery (padding, flags, the argument table) costs several times the digits themselves.
+pub(crate) fn put_dec<W: fmt::Write + ?Sized>(f: &mut W, v: i64) -> fmt::Result {
+    // Register numbers, counts and most offsets are below 256: at most three characters, no loop.
+    if let Ok(small) = u8::try_from(v) {
+        if small >= 100 {
+            f.write_char((b'0' + small / 100) as char)?;
+        }
+        if small >= 10 {
+            f.write_char((b'0' + small / 10 % 10) as char)?;
+        }
+        return f.write_char((b'0' + small % 10) as char);
+    }
+    // 19 digits and a sign hold every i64.
+    let mut buf = [0u8; 20];
+    let mut i = buf.len();
+    let mut m = v.unsigned_abs();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (m % 10) as u8;
+        m /= 10;
+        if m == 0 {
+            break;
+        }
+    }
+    if v < 0 {
+        i -= 1;
+        buf[i] = b'-';
+    }
+    // ASCII, a character at a time: for a String each is one byte pushed.
+    buf[i..].iter().try_for_each(|&b| f.write_char(b as char))
+}
+
+/// Writes `0x` and `v` in lower-case hex (as `{:#x}` does), without `core::fmt` (see [`put_dec`]).
+pub(crate) fn put_hex<W: fmt::Write + ?Sized>(f: &mut W, v: u64) -> fmt::Result {
+    let mut buf = [0u8; 18];
+    let mut i = buf.len();
+    let mut m = v;
+    loop {
+        i -= 1;
+        buf[i] = b"0123456789abcdef"[(m & 15) as usize];
+        m >>= 4;
+        if m == 0 {
+            break;
+        }
+    }
+    i -= 2;
+    buf[i] = b'0';
+    buf[i + 1] = b'x';
+    buf[i..].iter().try_for_each(|&b| f.write_char(b as char))
 }
 
 fn is_inline_int(v: i64) -> bool {
@@ -324,58 +383,62 @@ fn f64_name(bits: u64) -> Option<&'static str> {
 /// Prints an immediate the way LLVM 19's printer does for the operand class.
 ///
 /// `bits` is the value as the decoder widened it: inline constants already carry the class's bit pattern.
-pub(crate) fn fmt_imm(f: &mut dyn fmt::Write, class: ImmClass, bits: u64) -> fmt::Result {
+pub(crate) fn fmt_imm<W: fmt::Write + ?Sized>(
+    f: &mut W,
+    class: ImmClass,
+    bits: u64,
+) -> fmt::Result {
     match class {
         ImmClass::B32 | ImmClass::Attr | ImmClass::InterpParam => {
             let v = bits as u32;
             if is_inline_int(v as i32 as i64) {
-                write!(f, "{}", v as i32)
+                put_dec(f, v as i32 as i64)
             } else if let Some(n) = f32_name(v) {
                 f.write_str(n)
             } else {
-                write!(f, "0x{v:x}")
+                put_hex(f, v as u64)
             }
         }
         ImmClass::F64 | ImmClass::I64 => {
             if is_inline_int(bits as i64) {
-                write!(f, "{}", bits as i64)
+                put_dec(f, bits as i64)
             } else if let Some(n) = f64_name(bits) {
                 f.write_str(n)
             } else if class == ImmClass::F64 && bits & 0xffff_ffff == 0 {
-                write!(f, "0x{:x}", bits >> 32)
+                put_hex(f, bits >> 32)
             } else {
-                write!(f, "0x{bits:x}")
+                put_hex(f, bits)
             }
         }
         ImmClass::F16 => {
             let v = bits as u16;
             if is_inline_int(v as i16 as i64) {
-                write!(f, "{}", v as i16)
+                put_dec(f, v as i16 as i64)
             } else if let Some(n) = f16_name(v) {
                 f.write_str(n)
             } else {
-                write!(f, "0x{v:x}")
+                put_hex(f, v as u64)
             }
         }
         ImmClass::I16 => {
             // The whole literal dword decides whether it reads as an inline integer.
             let v = bits as u32;
             if is_inline_int(v as i32 as i64) {
-                write!(f, "{}", v as i32)
+                put_dec(f, v as i32 as i64)
             } else if let Some(n) = f32_name(v) {
                 f.write_str(n)
             } else {
-                write!(f, "0x{:x}", v & 0xffff)
+                put_hex(f, (v & 0xffff) as u64)
             }
         }
         ImmClass::V2F16 => {
             let v = bits as u32;
             if is_inline_int(v as i32 as i64) {
-                write!(f, "{}", v as i32)
+                put_dec(f, v as i32 as i64)
             } else if v >> 16 == 0 && f16_name(v as u16).is_some() {
                 f.write_str(f16_name(v as u16).unwrap_or_default())
             } else {
-                write!(f, "0x{v:x}")
+                put_hex(f, v as u64)
             }
         }
     }
@@ -401,7 +464,7 @@ impl Operand {
     }
 
     /// Prints this operand for an operand of `class` (LLVM syntax).
-    pub(crate) fn fmt_as(self, f: &mut dyn fmt::Write, class: ImmClass) -> fmt::Result {
+    pub(crate) fn fmt_as<W: fmt::Write + ?Sized>(self, f: &mut W, class: ImmClass) -> fmt::Result {
         if let Some(bits) = self.imm_bits(class) {
             return fmt_imm(f, class, bits);
         }
@@ -424,9 +487,27 @@ impl Operand {
             Operand::PrivateBase => f.write_str("src_private_base"),
             Operand::PrivateLimit => f.write_str("src_private_limit"),
             Operand::PopsExitingWaveId => f.write_str("src_pops_exiting_wave_id"),
-            Operand::Imm(v) => write!(f, "{v}"),
+            Operand::Imm(v) => put_dec(f, v as i64),
             Operand::Off => f.write_str("off"),
             Operand::InlineInt(_) | Operand::InlineFloat(_) | Operand::Literal(_) => Ok(()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod digit_tests {
+    /// The table and the digit loop of `put_dec` print what `Display` prints.
+    #[test]
+    fn decimal_and_hex_digits() {
+        for v in (-300i64..70_000).chain([i64::MIN, i64::MAX, -1 << 40]) {
+            let mut s = String::new();
+            super::put_dec(&mut s, v).unwrap();
+            assert_eq!(s, v.to_string());
+        }
+        for v in [0u64, 9, 10, 0xff, 0x1234_abcd, u64::MAX] {
+            let mut s = String::new();
+            super::put_hex(&mut s, v).unwrap();
+            assert_eq!(s, format!("{v:#x}"));
         }
     }
 }

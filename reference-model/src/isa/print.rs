@@ -14,6 +14,15 @@ impl fmt::Display for Instruction {
     }
 }
 
+impl Instruction {
+    /// Appends what `Display` prints to `out`, without the temporary string `to_string` makes (a listing of a
+    /// million instructions writes them all into one buffer).
+    pub fn write_to(&self, out: &mut String) {
+        // Writing to a String cannot fail.
+        let _ = write_inst(out, self);
+    }
+}
+
 fn is_vop3_like(i: &Instruction) -> bool {
     matches!(i.encoding, Encoding::Vop3 | Encoding::Vop3p)
 }
@@ -113,6 +122,10 @@ fn write_src(
 
 /// LLVM's comment after an operand whose register class does not fit the instruction.
 pub(crate) fn push_bad(out: &mut String, op: Operand, bad: u8) {
+    // Row 0 holds no comments: the common case returns here.
+    if bad == 0 {
+        return;
+    }
     let b = &BAD[bad as usize];
     let special = |k: u8| {
         if b.special_mask >> k & 1 != 0 {
@@ -165,7 +178,10 @@ pub(crate) fn write_inst(out: &mut String, i: &Instruction) -> fmt::Result {
                 _ => continue,
             }
         }
-        out.push_str(if first { " " } else { ", " });
+        if !first {
+            out.push(',');
+        }
+        out.push(' ');
         first = false;
         match *t {
             Tok::T(s) => {

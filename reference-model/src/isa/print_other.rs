@@ -5,7 +5,7 @@
 
 use std::fmt::{self, Write};
 
-use super::operand::Operand;
+use super::operand::{put_dec, put_hex, Operand};
 use super::tables::{Style, Tok};
 use super::types::*;
 use super::Target;
@@ -86,10 +86,9 @@ pub(crate) fn write_operand(
 
 fn smem_off(out: &mut String, v: i32) -> fmt::Result {
     if v < 0 {
-        write!(out, "-0x{:x}", -(v as i64))
-    } else {
-        write!(out, "0x{v:x}")
+        out.push('-');
     }
+    put_hex(out, (v as i64).unsigned_abs())
 }
 
 fn flag(out: &mut String, i: &Instruction, word: usize, bit: u32, set: bool, name: &str) {
@@ -122,17 +121,20 @@ pub(crate) fn write_mods(out: &mut String, i: &Instruction) -> fmt::Result {
             let two = i.row.show[0] & 0xff00 != 0 && is_two_offset(i.row.mn);
             if two {
                 if m.offset01[0] != 0 {
-                    write!(out, " offset0:{}", m.offset01[0])?;
+                    out.push_str(" offset0:");
+                    put_dec(out, m.offset01[0] as i64)?;
                 }
                 if m.offset01[1] != 0 {
-                    write!(out, " offset1:{}", m.offset01[1])?;
+                    out.push_str(" offset1:");
+                    put_dec(out, m.offset01[1] as i64)?;
                 }
             } else if i.row.show[0] & 0xffff != 0 && m.offset != 0 {
                 if i.row.mn == "ds_swizzle_b32" {
                     out.push_str(" offset:");
                     swizzle(out, m.offset as u16)?;
                 } else {
-                    write!(out, " offset:{}", m.offset)?;
+                    out.push_str(" offset:");
+                    put_dec(out, m.offset as i64)?;
                 }
             }
             flag(out, i, 0, 17, m.gds, "gds");
@@ -147,7 +149,8 @@ pub(crate) fn write_mods(out: &mut String, i: &Instruction) -> fmt::Result {
             flag(out, i, 0, 12, m.offen, "offen");
             // Operations without an offset operand (buffer_gl*_inv) ignore the field.
             if m.offset != 0 && i.row.show[0] & 0xfff != 0 {
-                write!(out, " offset:{}", m.offset)?;
+                out.push_str(" offset:");
+                put_dec(out, m.offset as i64)?;
             }
             flag(out, i, 0, 14, m.glc, "glc");
             flag(out, i, 1, 22, m.slc, "slc");
@@ -158,7 +161,8 @@ pub(crate) fn write_mods(out: &mut String, i: &Instruction) -> fmt::Result {
         Encoding::Flat => {
             // Operations without an offset operand (buffer_gl*_inv) ignore the field.
             if m.offset != 0 && i.row.show[0] & 0xfff != 0 {
-                write!(out, " offset:{}", m.offset)?;
+                out.push_str(" offset:");
+                put_dec(out, m.offset as i64)?;
             }
             if i.row.mn.contains("_atomic_") {
                 // Returning atomics carry glc in their mnemonic row; LLVM prints it as "glc" too.
@@ -330,8 +334,8 @@ fn buf_format(out: &mut String, f: u8, _t: Target) {
 /// A 16-bit immediate in LLVM's style for the operation.
 pub(crate) fn fmt_simm(out: &mut String, style: Style, v: u16, target: Target) -> fmt::Result {
     match style {
-        Style::Dec | Style::Endpgm => write!(out, "{v}"),
-        Style::Hex => write!(out, "0x{v:x}"),
+        Style::Dec | Style::Endpgm => put_dec(out, v as i64),
+        Style::Hex => put_hex(out, v as u64),
         Style::HexSmall => small(out, v),
         Style::Waitcnt => {
             let vm = (v & 0xf) | (v >> 14 & 3) << 4;
@@ -345,7 +349,10 @@ pub(crate) fn fmt_simm(out: &mut String, style: Style, v: u16, target: Target) -
                         out.push(' ');
                     }
                     first = false;
-                    let _ = write!(out, "{name}({val})");
+                    out.push_str(name);
+                    out.push('(');
+                    let _ = put_dec(out, val as i64);
+                    out.push(')');
                 }
             };
             put("vmcnt", vm, vm == 63, out);
@@ -362,9 +369,9 @@ pub(crate) fn fmt_simm(out: &mut String, style: Style, v: u16, target: Target) -
 
 fn small(out: &mut String, v: u16) -> fmt::Result {
     if v <= 64 {
-        write!(out, "{v}")
+        put_dec(out, v as i64)
     } else {
-        write!(out, "0x{v:x}")
+        put_hex(out, v as u64)
     }
 }
 
