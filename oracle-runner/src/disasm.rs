@@ -458,12 +458,17 @@ fn read_file(path: &Path, binary: bool) -> Result<(Vec<u32>, Origin), String> {
             "{name}: more than {MAX_INPUT_BYTES} bytes; `oracle disasm` reads at most that much"
         ));
     }
+    words_of(&bytes, name, binary)
+}
+
+/// The words of a file's bytes: a hex listing when it is text (and not `binary`), else a little-endian blob.
+fn words_of(bytes: &[u8], name: String, binary: bool) -> Result<(Vec<u32>, Origin), String> {
     if !binary {
         // A listing that parses holds only separators and hex tokens, so it is text; one that does not is an
         // error when it is text and a blob otherwise. Trying the parse first saves a pass over every byte.
-        match parse_listing(&bytes, &name) {
+        match parse_listing(bytes, &name) {
             Ok((words, at)) => return Ok((words, Origin::Text(name, at))),
-            Err(e) if is_text(&bytes) => return Err(e),
+            Err(e) if is_text(bytes) => return Err(e),
             Err(_) => {}
         }
     }
@@ -653,6 +658,92 @@ mod tests {
         }
         // Both ways of finishing ran.
         assert!(used[0] > 0 && used[1] > 0, "{used:?}");
+    }
+
+    /// The reader as it was before it became one pass over the bytes: the definition the fast one must match.
+    fn words_of_reference(bytes: &[u8], binary: bool) -> Result<(Vec<u32>, Vec<String>), String> {
+        let name = "k.hex";
+        if !binary && is_text(bytes) {
+            let text = std::str::from_utf8(bytes).map_err(|e| e.to_string())?;
+            let mut words = Vec::new();
+            let mut at = Vec::new();
+            for (l, line) in text.split('\n').enumerate() {
+                let mut col = 0;
+                for t in line.split(is_separator) {
+                    if !t.is_empty() {
+                        let w = parse_word(t).ok_or_else(|| {
+                            format!(
+                                "{name}:{}:{}: `{t}` is not a word ({WORD_SHAPE}); a hex listing holds only words \
+                                 separated by whitespace or commas (for a binary blob, pass --binary)",
+                                l + 1,
+                                col + 1
+                            )
+                        })?;
+                        words.push(w);
+                        at.push(format!("{name}:{}:{}: ", l + 1, col + 1));
+                    }
+                    col += t.len() + 1;
+                }
+            }
+            return Ok((words, at));
+        }
+        if bytes.len() % 4 != 0 {
+            return Err(format!(
+                "{name}: {} bytes of binary is not a whole number of 4-byte words{}",
+                bytes.len(),
+                if binary {
+                    ""
+                } else {
+                    " (the file is read as binary because it holds bytes that are not printable ASCII)"
+                }
+            ));
+        }
+        let words: Vec<u32> = bytes
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        let at = (0..words.len())
+            .map(|i| format!("{name}: byte {}: ", i * 4))
+            .collect();
+        Ok((words, at))
+    }
+
+    /// Listings of words, broken words and every separator (and bytes that make a file a blob): the one-pass
+    /// reader gives the words, each warning's place, and every error message the reference gives.
+    #[test]
+    fn the_one_pass_reader_matches_the_reference() {
+        use proptest::prelude::*;
+        let token = prop_oneof![
+            any::<u32>().prop_map(|w| format!("{w:08x}")),
+            any::<u32>().prop_map(|w| format!("0x{w:08X}")),
+            any::<u32>().prop_map(|w| format!("0X{w:08x}")),
+            any::<u32>().prop_map(|w| format!("{w:07x}")),
+            any::<u32>().prop_map(|w| format!("{w:08x}0")),
+            "[0-9a-fxXg]{1,10}",
+            Just("0x".to_string()),
+            Just("\u{b}".to_string()),
+            any::<u8>().prop_map(|b| String::from_utf8_lossy(&[b]).into_owned()),
+        ];
+        let sep = prop_oneof![
+            Just(" "),
+            Just("\t"),
+            Just("\n"),
+            Just("\r\n"),
+            Just(","),
+            Just(", "),
+            Just("\u{c}"),
+        ];
+        let listing = proptest::collection::vec((token, sep), 0..24);
+        // PROPTEST_CASES sets the count (256 by default).
+        proptest!(ProptestConfig::default(), |(parts in listing, binary in any::<bool>())| {
+            let text: String = parts.iter().map(|(t, s)| format!("{t}{s}")).collect();
+            let bytes = text.as_bytes();
+            let got = words_of(bytes, "k.hex".into(), binary).map(|(w, origin)| {
+                let at: Vec<String> = (0..w.len()).map(|i| origin.prefix(i)).collect();
+                (w, at)
+            });
+            prop_assert_eq!(got, words_of_reference(bytes, binary));
+        });
     }
 
     /// The reader's byte table agrees with `is_separator` and with hex digits, byte for byte.

@@ -122,7 +122,7 @@ fn bench(c: &mut Criterion) {
         black_box(native(black_box(&rows)));
     });
     println!(
-        "integer ALU loop: model {:.1} M lane-instr/s, native {:.1} M lane-instr/s, native/model = {:.0}x",
+        "integer ALU loop: model {:.1} M lane-instr/s, native {:.1} M lane-instr/s, native/model = {:.1}x",
         lane_instructions as f64 / tm / 1e6,
         lane_instructions as f64 / tn / 1e6,
         tm / tn

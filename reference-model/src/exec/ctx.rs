@@ -70,7 +70,7 @@ pub fn sreg_index(op: Operand) -> Option<usize> {
 
 impl Ctx<'_> {
     /// Executes one decoded instruction whose first word is at `pc` (the wave's pc already points past it),
-    /// by the compact form [`super::fast`] works out for it.
+    /// by the compact form `exec/fast.rs` works out for it.
     pub fn step(&mut self, inst: &Instruction, pc: usize) -> Result<(), BackendError> {
         super::fast::run_one(self, inst, pc)
     }

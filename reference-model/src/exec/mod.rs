@@ -15,6 +15,12 @@
 //! run for hours) or the job past its wall-clock limit ([`Limits::wall_clock`], checked every
 //! [`CLOCK_CHECK_INTERVAL`] instructions and before each workgroup, so the clock costs nothing measurable).
 //! Nothing is guessed.
+//!
+//! A [`Program`] decodes each word index once, the first time a wave reaches it, into a compact form (`fast`):
+//! the VALU field check done, the common integer, compare, select and f32 operations with their operands
+//! resolved (run as one loop over whole register rows, a plain copy when EXEC is all ones), the common scalar
+//! operations and branches resolved, and everything else routed to the general paths, the memory instructions
+//! by their typed facts ([`facts::MemFacts`]). No mnemonic text is read while a program runs.
 
 pub mod buffer;
 mod ctx;
@@ -180,7 +186,7 @@ pub fn target_of(name: &str) -> Option<Target> {
 }
 
 /// A decoded program: instructions by word index, each decoded on first use into its compact form
-/// ([`fast`]: operands resolved, fields checked, the path it runs chosen), which every later execution reuses.
+/// (`exec/fast.rs`: operands resolved, fields checked, the path it runs chosen), which every later execution reuses.
 pub struct Program {
     target: Target,
     words: Vec<u32>,
