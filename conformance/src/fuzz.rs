@@ -778,16 +778,106 @@ pub struct Rewrite {
     /// The program inside `s_or_saveexec -1` ... EXEC and-ed with the saved mask (EXEC is already all ones
     /// there).
     pub exec_wrap: bool,
+    /// The program's registers v10..v17 renamed to v30..v37 ([`rename_vgprs`]): copied there first, back
+    /// (in every lane) at the end.
+    pub rename: bool,
+}
+
+/// The first register of the renamed range of [`Rewrite::rename`].
+const RENAMED: u8 = 30;
+
+/// `words` (whole instructions) with every VGPR operand in v10..v17 renamed to v30..v37, whatever its role:
+/// each instruction is decoded to tell its VGPR fields from SGPRs, constants and literals, and the fields are
+/// rewritten in place. An instruction the decoder does not take is an error (the generator's always decode).
+pub fn rename_vgprs(words: &[u32]) -> Result<Vec<u32>, String> {
+    use reference_model::isa::{Control, Encoding as E, Operand, Role};
+    let shift = (RENAMED - 10) as u32;
+    let in_range = |v: u32| (10..18).contains(&v);
+    // A field of `bits` at `at` in word `w` holding a VGPR number (`base` 0) or a 9-bit source code (256).
+    let patch = |out: &mut [u32], w: usize, at: u32, bits: u32, base: u32| {
+        let mask = (1u32 << bits) - 1;
+        let v = out[w] >> at & mask;
+        if v >= base && in_range(v - base) {
+            out[w] = out[w] & !(mask << at) | (v + shift) << at;
+        }
+    };
+    let mut out = words.to_vec();
+    let mut i = 0;
+    while i < words.len() {
+        let inst =
+            reference_model::isa::decode(T, words, i).map_err(|e| format!("word {i}: {e}"))?;
+        let n = inst.size as usize;
+        let o = &mut out[i..i + n];
+        let vgpr = |role: Role| matches!(inst.operand(role), Some(Operand::Vgpr { .. }));
+        let ext = matches!(
+            inst.control,
+            Control::Sdwa(_) | Control::Dpp16(_) | Control::Dpp8(_)
+        );
+        match inst.encoding {
+            E::Vop1 | E::Vop2 | E::Vopc => {
+                if ext {
+                    // The SDWA or DPP dword holds source 0 (an SDWA SGPR source sets bit 23).
+                    let sgpr = matches!(inst.control, Control::Sdwa(_)) && o[1] >> 23 & 1 == 1;
+                    if !sgpr {
+                        patch(o, 1, 0, 8, 0);
+                    }
+                } else {
+                    patch(o, 0, 0, 9, 256);
+                }
+                if inst.encoding != E::Vop1 {
+                    patch(o, 0, 9, 8, 0);
+                }
+                if inst.encoding != E::Vopc && vgpr(Role::Vdst) {
+                    patch(o, 0, 17, 8, 0);
+                }
+            }
+            E::Vop3 | E::Vop3p => {
+                if vgpr(Role::Vdst) {
+                    patch(o, 0, 0, 8, 0);
+                }
+                for at in [0, 9, 18] {
+                    patch(o, 1, at, 9, 256);
+                }
+            }
+            E::Ds | E::Mubuf | E::Mtbuf | E::Flat => {
+                let fields: &[(Role, u32)] = match inst.encoding {
+                    E::Ds => &[
+                        (Role::Vaddr, 0),
+                        (Role::Vdata, 8),
+                        (Role::Vdata1, 16),
+                        (Role::Vdst, 24),
+                    ],
+                    E::Flat => &[(Role::Vaddr, 0), (Role::Vdata, 8), (Role::Vdst, 24)],
+                    _ => &[(Role::Vaddr, 0), (Role::Vdata, 8), (Role::Vdst, 8)],
+                };
+                for &(role, at) in fields {
+                    if vgpr(role) {
+                        patch(o, 1, at, 8, 0);
+                    }
+                }
+            }
+            _ => {}
+        }
+        i += n;
+    }
+    Ok(out)
 }
 
 fn emit_items(items: &[Item], wave: u32, rw: Rewrite, out: &mut Vec<u32>) {
     let sop = |op, imm: u16| enc::sopp(T, op, imm).expect("encodes");
     for it in items {
         match it {
-            Item::Inst { words, alt } => match (rw.vop3, alt) {
-                (true, Some(a)) => out.extend(a),
-                _ => out.extend(words),
-            },
+            Item::Inst { words, alt } => {
+                let w = match (rw.vop3, alt) {
+                    (true, Some(a)) => a,
+                    _ => words,
+                };
+                if rw.rename {
+                    out.extend(rename_vgprs(w).expect("generated instructions decode"));
+                } else {
+                    out.extend(w);
+                }
+            }
             Item::Exec { mask, body } => {
                 let w = if wave == 64 {
                     enc::sop1(T, Op::SAndSaveexecB64, 16, Src::s(*mask))
@@ -871,6 +961,12 @@ pub fn kernel_layout(
         .iter()
         .map(|p| {
             let mut b = Vec::new();
+            if rw.rename {
+                // EXEC is all ones here: every lane's frame registers move.
+                for k in 0..8u8 {
+                    b.extend(e(enc::vop1(T, Op::VMovB32, RENAMED + k, Src::v(10 + k))));
+                }
+            }
             if rw.exec_wrap {
                 let op = if wave == 64 {
                     Op::SOrSaveexecB64
@@ -885,6 +981,14 @@ pub fn kernel_layout(
                 // within the lanes that started, and the plain program keeps that.
                 let op = if wave == 64 { Op::SAndB64 } else { Op::SAndB32 };
                 b.extend(e(enc::sop2(T, op, 126, Src::s(126), Src::s(20))));
+            }
+            if rw.rename {
+                // Back in every lane (the frame store sets EXEC to all ones anyway; SCC and VCC are untouched).
+                let op = if wave == 64 { Op::SMovB64 } else { Op::SMovB32 };
+                b.extend(e(enc::sop1(T, op, 126, Src::int(-1))));
+                for k in 0..8u8 {
+                    b.extend(e(enc::vop1(T, Op::VMovB32, 10 + k, Src::v(RENAMED + k))));
+                }
             }
             b
         })
@@ -1408,6 +1512,7 @@ mod tests {
                 vop3: true,
                 nops: true,
                 exec_wrap: true,
+                rename: true,
             },
         ] {
             let w = kernel_words(&a.programs, a.wave, rw).unwrap();
@@ -1434,6 +1539,7 @@ mod tests {
                 vop3: true,
                 nops: true,
                 exec_wrap: true,
+                rename: true,
             };
             let wr = kernel_words(&b.programs, b.wave, rw).unwrap();
             let r = model.run(&job(&wr, b.wave, 16, b.mode, &b.inputs)).unwrap();
@@ -1442,5 +1548,47 @@ mod tests {
                 "batch {i}: a rewrite changed the model's results"
             );
         }
+    }
+
+    /// Every VGPR operand of v10..v17 of every generated instruction is renamed, and nothing else changes: the
+    /// renamed words decode to the same instruction with the registers moved by 20.
+    #[test]
+    fn renaming_moves_exactly_the_frame_registers() {
+        use reference_model::isa::{decode, Operand};
+        let mut renamed_some = 0;
+        for i in 0..8 {
+            let b = batch(13, i, 16, None);
+            let words = kernel_words(&b.programs, b.wave, Rewrite::default()).unwrap();
+            let r = rename_vgprs(&words).unwrap();
+            let mut at = 0;
+            while at < words.len() {
+                let x = decode(T, &words, at).unwrap();
+                let y = decode(T, &r, at).unwrap();
+                assert_eq!(
+                    (x.op, x.size, x.control, x.mods),
+                    (y.op, y.size, y.control, y.mods)
+                );
+                for (p, q) in x.operands().iter().zip(y.operands()) {
+                    let want = match p.operand {
+                        Operand::Vgpr { first, width } if (10..18).contains(&first) => {
+                            renamed_some += 1;
+                            Operand::Vgpr {
+                                first: first + 20,
+                                width,
+                            }
+                        }
+                        other => other,
+                    };
+                    assert_eq!(
+                        q.operand,
+                        want,
+                        "{:?}",
+                        reference_model::isa::disassemble(T, &words[at..at + x.size as usize])
+                    );
+                }
+                at += x.size as usize;
+            }
+        }
+        assert!(renamed_some > 1000, "{renamed_some}");
     }
 }

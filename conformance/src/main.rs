@@ -852,6 +852,7 @@ fn fuzz(
             vop3: true,
             nops: true,
             exec_wrap: true,
+            rename: true,
         }
     } else {
         fz::Rewrite::default()

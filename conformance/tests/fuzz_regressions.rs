@@ -66,6 +66,7 @@ fn a_seeded_smoke_run_finds_no_divergence() {
         vop3: true,
         nops: true,
         exec_wrap: true,
+        rename: true,
     };
     fuzz::run_batch(&model, &[&vulkan], 20261202, 3, 12, None, rw, &mut report).unwrap();
     assert_eq!(report.programs, 48);

@@ -24,6 +24,7 @@ fuzz_target!(|data: &[u8]| {
             vop3: true,
             nops: true,
             exec_wrap: true,
+            rename: true,
         }
     } else {
         Rewrite::default()
