@@ -23,7 +23,9 @@
 //! enum values) and `hsa_ext_amd.h` (memory pools), commit c7785a6da1c10c25bc8d527c00b1fe79bfbd84c9.
 
 use crate::codeobj::{self, BufferArg, KernelSpec, ValueArg, Version};
-use crate::hsa::{Agent, Handle, HsaError, Queue, Session, Status, HSA_STATUS_SUCCESS};
+use crate::hsa::{
+    queue_error_flag, Agent, Handle, HsaError, Queue, QueuePtr, Session, HSA_STATUS_SUCCESS,
+};
 use measurements::kernel::{Abi, Kernel, UserData};
 use measurements::{Backend, BackendError, FloatMode, Job, JobOutput};
 use std::collections::HashMap;
@@ -72,7 +74,7 @@ struct Loaded {
 
 /// The queue and its completion signal, made on first use and after an abandoned dispatch.
 struct Lane {
-    queue: *mut Queue,
+    queue: QueuePtr,
     signal: Handle,
     /// Where the queue's error callback writes a failing status (0 while the queue is healthy); leaked with
     /// the queue, since the runtime may call the callback as long as the queue lives.
@@ -97,11 +99,6 @@ pub struct Device<'a> {
     state: Mutex<State>,
 }
 
-// SAFETY: the queue pointer in `State` is only used under the mutex, and ROCr's functions are thread-safe.
-unsafe impl Send for Device<'_> {}
-// SAFETY: as above; everything else is plain data.
-unsafe impl Sync for Device<'_> {}
-
 impl std::fmt::Debug for Device<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Device")
@@ -109,25 +106,6 @@ impl std::fmt::Debug for Device<'_> {
             .field("fingerprint", &self.fingerprint)
             .finish()
     }
-}
-
-/// What the pool callback collects.
-#[derive(Default)]
-struct Pools {
-    list: Vec<Handle>,
-}
-
-unsafe extern "C" fn collect_pool(pool: Handle, data: *mut c_void) -> Status {
-    // SAFETY: `data` is the `Pools` that `Device::pools` passes, alive for the whole iteration.
-    let pools = unsafe { &mut *(data as *mut Pools) };
-    pools.list.push(pool);
-    HSA_STATUS_SUCCESS
-}
-
-unsafe extern "C" fn queue_error(status: Status, _queue: *mut Queue, data: *mut c_void) {
-    // SAFETY: `data` is the leaked `AtomicU32` of the queue's `Lane`, never freed.
-    let flag = unsafe { &*(data as *const AtomicU32) };
-    flag.store(status.max(1), Ordering::Release);
 }
 
 fn call(what: &'static str, status: String) -> BackendError {
@@ -153,18 +131,9 @@ impl<'a> Device<'a> {
                     "the runtime lists no CPU agent, whose memory pools hold the kernel arguments"
                         .into(),
             })?;
-        let mut pools = Pools::default();
-        // SAFETY: the callback only pushes into `pools`, which outlives the call.
-        let s = unsafe {
-            (api.hsa_amd_agent_iterate_memory_pools)(
-                cpu.handle,
-                collect_pool,
-                (&mut pools as *mut Pools).cast(),
-            )
-        };
-        session.check("hsa_amd_agent_iterate_memory_pools", s)?;
+        let pools = session.memory_pools(cpu.handle)?;
         let (mut kernarg_pool, mut buffer_pool) = (None, None);
-        for &p in &pools.list {
+        for &p in &pools {
             let (mut segment, mut flags, mut alloc) = (u32::MAX, 0u32, 0u8);
             // SAFETY: SEGMENT is an hsa_amd_segment_t (32 bits), GLOBAL_FLAGS a uint32_t, RUNTIME_ALLOC_ALLOWED a
             // bool (one byte), each written into a variable of that size.
@@ -439,7 +408,7 @@ impl<'a> Device<'a> {
                     self.gpu.handle,
                     self.queue_size,
                     HSA_QUEUE_TYPE_SINGLE,
-                    Some(queue_error),
+                    Some(queue_error_flag),
                     (error as *const AtomicU32).cast_mut().cast(),
                     u32::MAX,
                     u32::MAX,
@@ -458,7 +427,7 @@ impl<'a> Device<'a> {
                 return Err(call("hsa_signal_create", rt.status_text(s)));
             }
             state.lane = Some(Lane {
-                queue,
+                queue: QueuePtr(queue),
                 signal,
                 error,
             });
@@ -598,7 +567,7 @@ impl Drop for Device<'_> {
             // SAFETY: every dispatch on this queue finished (an abandoned one took its queue with it).
             unsafe {
                 (api.hsa_signal_destroy)(lane.signal);
-                (api.hsa_queue_destroy)(lane.queue);
+                (api.hsa_queue_destroy)(lane.queue.0);
             }
         }
         for (_, l) in state.loaded.drain() {
@@ -716,7 +685,7 @@ impl Backend for Device<'_> {
         let timeout = self.timeout;
         let ticks = self.ticks_per_second;
         let lane = self.lane(&mut state)?;
-        let (queue, signal, error) = (lane.queue, lane.signal, lane.error);
+        let (queue, signal, error) = (lane.queue.0, lane.signal, lane.error);
         // SAFETY: `queue` is a live queue of this runtime, used by this thread alone (under the state lock).
         let q = unsafe { &*queue };
         // SAFETY: the completion signal belongs to this queue's lane; nothing waits on it now.

@@ -343,10 +343,55 @@ unsafe extern "C" fn collect_agent(agent: Handle, data: *mut c_void) -> Status {
     }
 }
 
+/// `hsa_amd_agent_iterate_memory_pools` callback: records each pool.
+unsafe extern "C" fn collect_pool(pool: Handle, data: *mut c_void) -> Status {
+    // SAFETY: `data` is the `Vec<Handle>` that `Session::memory_pools` passes, alive for the whole iteration.
+    let pools = unsafe { &mut *(data as *mut Vec<Handle>) };
+    pools.push(pool);
+    HSA_STATUS_SUCCESS
+}
+
+/// A queue error callback for `hsa_queue_create` (its `data` a `&'static AtomicU32`): stores the failing
+/// status (at least 1), which the dispatch that waits on the queue reads.
+///
+/// # Safety
+///
+/// `data` must point to an `AtomicU32` that lives as long as the queue (a leaked one).
+pub unsafe extern "C" fn queue_error_flag(status: Status, _queue: *mut Queue, data: *mut c_void) {
+    // SAFETY: the caller of `hsa_queue_create` passes a leaked `AtomicU32`, which is never freed.
+    let flag = unsafe { &*(data as *const std::sync::atomic::AtomicU32) };
+    flag.store(status.max(1), std::sync::atomic::Ordering::Release);
+}
+
+/// A queue made by `hsa_queue_create`. ROCr's queue may be used from any thread (its write index and doorbell
+/// are atomic); the pointer stays valid until `hsa_queue_destroy`, which its owner calls.
+#[derive(Clone, Copy, Debug)]
+pub struct QueuePtr(pub *mut Queue);
+
+// SAFETY: the pointee is the runtime's queue, shared by design between threads (hsa.h queues are thread-safe).
+unsafe impl Send for QueuePtr {}
+// SAFETY: as above: every access goes through the runtime's atomic index and signal functions.
+unsafe impl Sync for QueuePtr {}
+
 impl<'r> Session<'r> {
     /// The runtime.
     pub fn runtime(&self) -> &'r Runtime {
         self.rt
+    }
+
+    /// The memory pools of `agent` (`hsa_amd_agent_iterate_memory_pools`).
+    pub fn memory_pools(&self, agent: Handle) -> Result<Vec<Handle>, HsaError> {
+        let mut pools: Vec<Handle> = Vec::new();
+        // SAFETY: the callback only pushes into `pools`, which outlives the call.
+        let s = unsafe {
+            (self.rt.api.hsa_amd_agent_iterate_memory_pools)(
+                agent,
+                collect_pool,
+                (&mut pools as *mut Vec<Handle>).cast(),
+            )
+        };
+        self.check("hsa_amd_agent_iterate_memory_pools", s)?;
+        Ok(pools)
     }
 
     /// The runtime's version (`HSA_SYSTEM_INFO_VERSION_MAJOR`.`MINOR`: the HSA specification it implements).

@@ -22,6 +22,18 @@ fn run(exe: &Path, args: &[&str]) -> std::process::Output {
         .expect("run the relinked program")
 }
 
+/// Runs a relinked fixture executable and checks its exact stdout and exit status.
+fn assert_runs_main(exe: &Path) {
+    let o = run(exe, &[]);
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        MAIN_STDOUT,
+        "stderr: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert_eq!(o.status.code(), Some(MAIN_STATUS));
+}
+
 fn relink_and_run(tags: Tags, conv: Convention) {
     if !have_gcc() {
         return;
@@ -33,14 +45,7 @@ fn relink_and_run(tags: Tags, conv: Convention) {
     let out = app.path().join("out");
     let report = relinker::relink(&app.path().join("eboot.bin"), &out, &options()).expect("relink");
     assert_eq!(report.unresolved, 0);
-    let o = run(&out.join("eboot"), &[]);
-    assert_eq!(
-        String::from_utf8_lossy(&o.stdout),
-        MAIN_STDOUT,
-        "stderr: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    assert_eq!(o.status.code(), Some(MAIN_STATUS));
+    assert_runs_main(&out.join("eboot"));
 }
 
 #[test]
@@ -60,7 +65,7 @@ fn ps5_tags_standard_tables_run() {
 
 /// Writes the fixture app to $RELINK_DUMP (for looking at by hand).
 #[test]
-#[ignore]
+#[ignore = "a tool, not a check: writes the fixture app to $RELINK_DUMP for looking at by hand"]
 fn dump_fixture_app() {
     let b = built();
     let main = write_ps(&b.main, &exe_spec(Tags::Ps5, Convention::Sce));
@@ -116,14 +121,7 @@ fn sce_relro_segments_and_omitted_symtabsz_run() {
             "{f}"
         );
     }
-    let o = run(&out.join("eboot"), &[]);
-    assert_eq!(
-        String::from_utf8_lossy(&o.stdout),
-        MAIN_STDOUT,
-        "stderr: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    assert_eq!(o.status.code(), Some(MAIN_STATUS));
+    assert_runs_main(&out.join("eboot"));
 }
 
 #[test]
@@ -158,14 +156,7 @@ fn fixed_address_executable_runs_at_its_base() {
         "the PS image starts at 0x400000"
     );
     assert!(loads[0] < loads[1]);
-    let o = run(&out.join("eboot"), &[]);
-    assert_eq!(
-        String::from_utf8_lossy(&o.stdout),
-        MAIN_STDOUT,
-        "stderr: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    assert_eq!(o.status.code(), Some(MAIN_STATUS));
+    assert_runs_main(&out.join("eboot"));
 }
 
 #[test]
