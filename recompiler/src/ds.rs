@@ -344,7 +344,7 @@ pub(crate) fn ds(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Ref
 }
 
 /// VGPR `r` (and `r + 1` when `wide`) as a 64-bit value.
-fn read64(cx: &mut Cx, r: u32, wide: bool) -> Sv {
+pub(crate) fn read64(cx: &mut Cx, r: u32, wide: bool) -> Sv {
     let lo = cx.vget(r);
     if wide {
         let hi = cx.vget(r + 1);
@@ -355,7 +355,7 @@ fn read64(cx: &mut Cx, r: u32, wide: bool) -> Sv {
 }
 
 /// Writes an old value to VGPR `r` (and `r + 1` when `wide`) in the lanes `active`.
-fn write_old(cx: &mut Cx, r: u32, v: Sv, wide: bool, active: Sv) {
+pub(crate) fn write_old(cx: &mut Cx, r: u32, v: Sv, wide: bool, active: Sv) {
     let lo = cx.e.trunc(v);
     cx.vset_if(r, lo, active);
     if wide {

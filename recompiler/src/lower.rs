@@ -193,6 +193,14 @@ pub trait Lower {
         let h = self.bin(Bin::Shl, h, k);
         self.bin(Bin::Or, l, h)
     }
+    /// Boolean exclusive or.
+    fn bxor(&mut self, a: Self::V, b: Self::V) -> Self::V {
+        let na = self.bnot(a);
+        let nb = self.bnot(b);
+        let x = self.band(a, nb);
+        let y = self.band(na, b);
+        self.bor(x, y)
+    }
     /// A boolean as 0 or 1 of type `ty`.
     fn b2i(&mut self, b: Self::V, ty: Ty) -> Self::V {
         let (one, zero) = match ty {

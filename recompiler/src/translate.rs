@@ -2870,30 +2870,16 @@ fn mem_atomic(
     let bytes = if wide { 8 } else { 4 };
     let at = crate::units::place_all(cx, &[(addr, go)], bytes, pc)[0];
     let n = if wide { 2 } else { 1 };
-    let read = |cx: &mut Cx, r: u32| {
-        let lo = cx.vget(r);
-        if wide {
-            let hi = cx.vget(r + 1);
-            cx.e.pack(lo, hi)
-        } else {
-            cx.e.zext(lo)
-        }
-    };
-    let d0 = read(cx, data);
+    let d0 = crate::ds::read64(cx, data, wide);
     let d1 = if matches!(rmw, Rmw::CmpSwap | Rmw::FCmpSwap | Rmw::FCmpSwap64) {
-        read(cx, data + n)
+        crate::ds::read64(cx, data + n, wide)
     } else {
         cx.e.k64(0)
     };
     let old = crate::units::rmw(cx, crate::units::SPACE_MEM, rmw, wide, &[(at, d0, d1)])[0];
     if let Some(r) = rtn {
         let active = cx.active();
-        let lo = cx.e.trunc(old);
-        cx.vset_if(r, lo, active);
-        if wide {
-            let hi = cx.e.hi(old);
-            cx.vset_if(r + 1, hi, active);
-        }
+        crate::ds::write_old(cx, r, old, wide, active);
     }
 }
 

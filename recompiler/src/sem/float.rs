@@ -330,7 +330,7 @@ fn rounds_up<L: Lower>(
 }
 
 /// Is any of the `n` low bits of the 64-bit `m` set (`n` a 64-bit value below 64)?
-fn low_bits<L: Lower>(e: &mut L, m: L::V, n: L::V) -> L::V {
+pub(crate) fn low_bits<L: Lower>(e: &mut L, m: L::V, n: L::V) -> L::V {
     let one = e.k64(1);
     let mask = e.bin(Bin::Shl, one, n);
     let mask = e.bink(Bin::Sub, mask, 1);
@@ -1822,7 +1822,8 @@ pub fn mullit<L: Lower>(e: &mut L, env: &Env<L::V>, a: L::V, b: L::V, c: L::V) -
     let sh = e.bink(Bin::And, sh, 63);
     let shw = e.zext(sh);
     let pn = e.bin(Bin::Shl, p, shw); // msb at bit 63, the value pn * 2^64 at exponent 127
-    let neg = bxor_b(e, ua.sign, ub.sign);
+    let sx = e.bin(Bin::Xor, ua.sign, ub.sign);
+    let neg = e.nz(sx);
     let rm = env.rm;
     let is = |e: &mut L, k: u32| {
         let kv = e.k32(k);
@@ -1854,12 +1855,6 @@ pub fn mullit<L: Lower>(e: &mut L, env: &Env<L::V>, a: L::V, b: L::V, c: L::V) -
     let ok = e.bnot(fails);
     let refused = e.band(refused, ok);
     (r, refused)
-}
-
-/// The sign bits `a` and `b` (0/1) differ.
-fn bxor_b<L: Lower>(e: &mut L, a: L::V, b: L::V) -> L::V {
-    let x = e.bin(Bin::Xor, a, b);
-    e.nz(x)
 }
 
 /// The first 1184 fraction bits of 2/pi, most significant first: the model's table (`reference_model::float`,

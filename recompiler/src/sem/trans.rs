@@ -28,7 +28,9 @@
 //!   keeps 62 fraction bits absolute: with E = 0 the result is kept at that scale, otherwise |log2 x| >= 0.41
 //!   and 54 fraction bits are plenty. log2 1 = +0 in every mode (the model's f64 zero).
 
-use super::float::{flush_in, is_nan, kf, round_pack, shr_round, unary_nan, unpack, Env, Fmt, F16};
+use super::float::{
+    flush_in, is_nan, kf, low_bits, round_pack, shr_round, unary_nan, unpack, Env, Fmt, F16,
+};
 use crate::lower::{Bin, Cmp, Lower, Un};
 
 /// (ln 2)^k / k! * 2^62, k = 0..=18.
@@ -502,10 +504,7 @@ pub fn sincos<L: Lower>(e: &mut L, env: &Env<L::V>, x: L::V, cos: bool) -> L::V 
     let lo_part = e.bin(Bin::LShr, lo, s0w);
     let joined = e.bin(Bin::Or, hi_part, lo_part);
     let one64 = e.k64(1);
-    let lmask = e.bin(Bin::Shl, one64, s0w);
-    let lmask = e.bin(Bin::Sub, lmask, one64);
-    let lost = e.bin(Bin::And, lo, lmask);
-    let lost = e.cmp(Cmp::Ne, lost, z64);
+    let lost = low_bits(e, lo, s0w);
     let sticky = e.b2i(lost, crate::lower::Ty::I64);
     let joined = e.bin(Bin::Or, joined, sticky);
     let s0_zero = e.cmp(Cmp::Eq, s0, z32);
@@ -622,11 +621,9 @@ pub fn sincos<L: Lower>(e: &mut L, env: &Env<L::V>, x: L::V, cos: bool) -> L::V 
     let kw = e.zext(kl);
     let int = e.bin(Bin::LShr, hcs, kw);
     let int = e.select(k_far, z64, int);
-    let kmask = e.bin(Bin::Shl, one64, kw);
-    let kmask = e.bin(Bin::Sub, kmask, one64);
-    let fr = e.bin(Bin::And, hcs, kmask);
-    let fr = e.select(k_far, hcs, fr);
-    let fnz = e.cmp(Cmp::Ne, fr, z64);
+    let fr = low_bits(e, hcs, kw);
+    let all = e.cmp(Cmp::Ne, hcs, z64);
+    let fnz = e.select(k_far, all, fr);
     let fnz = e.b2i(fnz, crate::lower::Ty::I64);
     // (1 - hc) * 2^63 = 2^63 - 2 ceil(hc * 2^62), plus one for a remaining fraction (a sticky bit).
     let top = e.k64(1 << 62);
@@ -648,8 +645,8 @@ pub fn sincos<L: Lower>(e: &mut L, env: &Env<L::V>, x: L::V, cos: bool) -> L::V 
     let neg_q = e.bor(qa, qb);
     let use_sin = e.bnot(use_cos);
     let sgn_r = e.band(use_sin, rneg);
-    let neg = bxor(e, neg_q, sgn_r);
-    let neg = if cos { neg } else { bxor(e, neg, xneg) };
+    let neg = e.bxor(neg_q, sgn_r);
+    let neg = if cos { neg } else { e.bxor(neg, xneg) };
     let sig_f = e.select(use_cos, cos_sig, sin_sig);
     let exp_f = e.select(use_cos, cos_exp, re);
     // One bit down with a sticky bit, so that the first rounding cannot carry past bit 63.
@@ -675,13 +672,4 @@ pub fn sincos<L: Lower>(e: &mut L, env: &Env<L::V>, x: L::V, cos: bool) -> L::V 
     let dnan = kf(e, f, f.default_nan());
     let r = e.select(u.inf, dnan, r);
     e.select(nan, nan_r, r)
-}
-
-/// Boolean exclusive or.
-fn bxor<L: Lower>(e: &mut L, a: L::V, b: L::V) -> L::V {
-    let na = e.bnot(a);
-    let nb = e.bnot(b);
-    let x = e.band(a, nb);
-    let y = e.band(na, b);
-    e.bor(x, y)
 }
