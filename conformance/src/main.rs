@@ -245,6 +245,11 @@ enum Sub {
         #[arg(long, value_name = "N", default_value_t = 1,
               value_parser = clap::value_parser!(u64).range(1..=64))]
         jobs: u64,
+        /// Start no batch after this many seconds: the run ends with the batches begun, so what it ran is the
+        /// first N programs of the seed's stream (N in the summary), whatever `--count` says. For runs that
+        /// must fit a time budget.
+        #[arg(long, value_name = "SECS")]
+        time_limit: Option<u64>,
     },
     /// Run `fuzz --save` regression files on the backends (the first is the reference; default model and
     /// vulkan) and say for each whether they agree now. Exit 1 when one still differs.
@@ -436,6 +441,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             metamorphic,
             save,
             jobs,
+            time_limit,
         }) => {
             let wave = wave.map(|w| if w == "64" { 64 } else { 32 });
             return fuzz(
@@ -447,6 +453,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                 metamorphic,
                 save.as_deref(),
                 jobs as usize,
+                time_limit.map(std::time::Duration::from_secs),
             );
         }
         None => {}
@@ -826,6 +833,7 @@ fn fuzz(
     metamorphic: bool,
     save: Option<&Path>,
     jobs: usize,
+    time_limit: Option<std::time::Duration>,
 ) -> Result<ExitCode, String> {
     use conformance::fuzz as fz;
     use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -872,6 +880,9 @@ fn fuzz(
         let reference = all[0].as_ref();
         let others: Vec<&dyn measurements::Backend> = all[1..].iter().map(|b| b.as_ref()).collect();
         while !stop.load(Ordering::Relaxed) {
+            if time_limit.is_some_and(|l| t0.elapsed() >= l) {
+                break;
+            }
             let i = next.fetch_add(1, Ordering::Relaxed);
             if i >= batches {
                 break;
@@ -965,6 +976,12 @@ fn fuzz(
         secs,
         report.programs as f64 / secs.max(1e-9),
     );
+    if report.programs < count {
+        text.push_str(&format!(
+            "  stopped at the time limit: these are programs 0..{} of seed {seed}'s stream (batch {batch})\n",
+            report.programs
+        ));
+    }
     for (why, n) in &report.refused {
         text.push_str(&format!("  refused {n}: {why}\n"));
     }

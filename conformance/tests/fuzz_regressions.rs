@@ -129,3 +129,35 @@ fn fuzz_output_does_not_depend_on_jobs() {
     assert_eq!(run("3"), one);
     assert_eq!(run("8"), one);
 }
+
+/// `fuzz --time-limit 0` starts no batch and says which prefix of the stream it ran (none), exit 0.
+#[test]
+fn fuzz_time_limit_ends_at_a_known_prefix() {
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_conformance"))
+        .args([
+            "fuzz",
+            "--backend",
+            "model",
+            "--metamorphic",
+            "--seed",
+            "3",
+            "--count",
+            "22",
+            "--time-limit",
+            "0",
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert!(
+        text.starts_with("fuzz seed 3: 0 programs in 0 batches"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "stopped at the time limit: these are programs 0..0 of seed 3's stream (batch 32)"
+        ),
+        "{text}"
+    );
+}
