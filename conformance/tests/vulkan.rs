@@ -552,12 +552,23 @@ const FLOAT_LOOP: &str = "v_lshlrev_b32 v1, 4, v0\n\
 /// exponent extremes) in every `(FLOAT_MODE, IEEE, FP16_OVFL)` of `modes`, on vulkan and the model, and
 /// compares the first `results` output words of every lane.
 fn float_kernel_matches(src: &str, special: &[u32], modes: &[(u8, bool, bool)], results: usize) {
+    float_kernel_matches_on("gfx1013", src, special, modes, results)
+}
+
+/// [`float_kernel_matches`] for the chip `mcpu` (assembled and run as that target).
+fn float_kernel_matches_on(
+    mcpu: &str,
+    src: &str,
+    special: &[u32],
+    modes: &[(u8, bool, bool)],
+    results: usize,
+) {
     if !have_llvm_mc() {
         return;
     }
     let Some(vulkan) = vulkan() else { return };
     let model = ModelBackend::default();
-    let words = asm(32, src);
+    let words = common::asm_for(mcpu, 32, src);
     let mut seed = 0x9e37_79b9_7f4a_7c15u64;
     let mut next = move || {
         seed ^= seed << 13;
@@ -584,6 +595,7 @@ fn float_kernel_matches(src: &str, special: &[u32], modes: &[(u8, bool, bool)], 
         .collect();
     for &(float_mode, ieee, fp16_ovfl) in modes {
         let mut j = job(&words, 32, 256, (4, 16), |l| inputs[l as usize].clone());
+        j.target = mcpu.into();
         j.mode = measurements::FloatMode {
             float_mode,
             ieee,
@@ -1236,4 +1248,49 @@ fn mullit_and_trig_preop_match_the_model_and_refuse_its_lanes() {
             }
         }
     }
+}
+
+/// gfx10.3's `v_dot2_f32_f16` (op_sel, op_sel_hi, neg_lo, neg_hi, clamp) and `v_dot2c_f32_f16` (plain and
+/// DPP) on packed f16 pairs of every class, in every f32 round direction and both formats' denormal settings.
+#[test]
+fn dot2_f32_f16_matches_the_model_in_every_float_mode() {
+    let src = "v_lshlrev_b32 v1, 4, v0\n\
+        buffer_load_dwordx4 v[10:13], v1, s[0:3], 0 offen\ns_waitcnt vmcnt(0)\n\
+        v_dot2_f32_f16 v20, v10, v11, v12\n\
+        v_dot2_f32_f16 v21, v10, v11, v13 op_sel:[1,0,0] op_sel_hi:[0,1,1]\n\
+        v_dot2_f32_f16 v22, v11, v12, v10 neg_lo:[1,0,0] neg_hi:[0,1,0]\n\
+        v_dot2_f32_f16 v23, v13, v10, v11 clamp\n\
+        v_mov_b32 v24, v12\nv_dot2c_f32_f16 v24, v10, v11\n\
+        v_mov_b32 v25, v13\n\
+        v_dot2c_f32_f16_dpp v25, v10, v11 quad_perm:[1,0,3,2] row_mask:0xf bank_mask:0xf\n\
+        v_lshlrev_b32 v1, 6, v0\n\
+        buffer_store_dwordx4 v[20:23], v1, s[4:7], 0 offen\n\
+        buffer_store_dwordx2 v[24:25], v1, s[4:7], 0 offen offset:16\ns_endpgm";
+    let special = [
+        0x3c00_bc00u32,
+        0x0001_8001,
+        0x03ff_0400,
+        0x7bff_fbff,
+        0x7c00_fc00,
+        0x7c00_0000,
+        0x7e00_3c00,
+        0x3c00_7d01,
+        0x0000_8000,
+        0x3f80_0000,
+        0xbf80_0000,
+        0x7f80_0000,
+        0x7fa0_0001,
+        0x0000_0001,
+        0x4b80_0001,
+        0x1400_9400,
+    ];
+    let modes = [
+        (0xf0u8, false, false),
+        (0xf5, true, false),
+        (0x0a, false, false),
+        (0xcf, true, true),
+        (0x3b, false, false),
+        (0x80, true, false),
+    ];
+    float_kernel_matches_on("gfx1030", src, &special, &modes, 6);
 }

@@ -1155,6 +1155,27 @@ fn vop3p(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
         r
     } else if let Some(v) = valu::dot(e, op, raw[0], raw[1], raw[2], m.clamp) {
         v
+    } else if op == VDot2F32F16 {
+        // The f16 pairs as op_sel/op_sel_hi pick them, neg_lo/neg_hi flipping each half's sign; c as given.
+        let pair = |e: &mut Emit, i: usize| {
+            let mut r = e.k32(0);
+            for h in 0..2 {
+                let v = half(e, raw[i], i, h);
+                let v = if bit(if h == 0 { m.neg } else { m.neg_hi }, i) {
+                    e.bink(Bin::Xor, v, 0x8000)
+                } else {
+                    v
+                };
+                let v = e.bink(Bin::Shl, v, 16 * h as u64);
+                r = e.bin(Bin::Or, r, v);
+            }
+            r
+        };
+        let (a, b) = (pair(e, 0), pair(e, 1));
+        let e32 = fp::env(e, mode);
+        let e16 = fp::env16(e, mode);
+        let r = fp::dot2(e, &e32, &e16, a, b, raw[2]);
+        fp::omod_clamp(e, &e32, mode, r, 0, m.clamp)
     } else if matches!(op, VFmaMixF32 | VFmaMixloF16 | VFmaMixhiF16) {
         let e32 = fp::env(e, mode);
         let e16 = fp::env16(e, mode);
@@ -1212,7 +1233,7 @@ fn vop3p(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
                 return Err(refusal(
                     inst,
                     pc,
-                    "this VOP3P operation is not translated yet (v_dot2_f32_f16 waits for an exact                      three-term sum)",
+                    "this VOP3P operation is not translated yet",
                 ))
             }
         };
@@ -1886,6 +1907,20 @@ fn vector(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
         let hi = e.bink(Bin::Shl, h[1], 16);
         let v = e.bin(Bin::Or, h[0], hi);
         let d = vdst()?;
+        write32(cx, inst, pc, d, v, active)?;
+        return Ok(Done::Next);
+    }
+    if op == VDot2cF32F16 {
+        // v_dot2_f32_f16 accumulating onto the old destination; no modifiers but DPP.
+        let a = src(cx, Role::Src0, false)?;
+        let b = src(cx, Role::Src1, false)?;
+        let d = vdst()?;
+        let c = cx.vget(d);
+        let mode = cx.mode_word();
+        let e = &mut cx.e;
+        let e32 = crate::sem::float::env(e, mode);
+        let e16 = crate::sem::float::env16(e, mode);
+        let v = crate::sem::float::dot2(e, &e32, &e16, a, b, c);
         write32(cx, inst, pc, d, v, active)?;
         return Ok(Done::Next);
     }

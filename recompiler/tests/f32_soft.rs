@@ -2280,3 +2280,91 @@ fn mullit_and_trig_preop_match_the_model_and_refuse_where_it_does() {
     }
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
+
+/// `v_dot2_f32_f16` operands: packed f16 pairs of every class, then the cancellations a single rounding of
+/// the exact three-term sum decides: the products cancelling each other, `c` cancelling one product while
+/// the other lies up to 80 binades below it, and `c` within a few ulps of minus the sum.
+fn dot2_operands() -> Vec<[u32; 3]> {
+    let f16_value = |h: u32| {
+        f64::from(f32::from_bits(reference_model::float::cvt_f32_f16(
+            Mode {
+                float_mode: 0xf0,
+                ieee: false,
+                dx10_clamp: true,
+                fp16_ovfl: false,
+            },
+            h as u16,
+        )))
+    };
+    let finite16 = |r: &mut Rng| loop {
+        let h = operand16(r);
+        if h & 0x7c00 != 0x7c00 {
+            return h;
+        }
+    };
+    let mut v = Vec::new();
+    let mut r = Rng(97);
+    for &a in &SPECIAL16 {
+        for &b in &SPECIAL16 {
+            v.push([
+                a | b << 16,
+                b | a << 16,
+                SPECIAL[(a ^ b) as usize % SPECIAL.len()],
+            ]);
+            v.push([a | a << 16, b | (b ^ 0x8000) << 16, 0x8000_0000]);
+        }
+    }
+    for i in 0..6000u32 {
+        let (a0, b0, a1, b1) = (
+            finite16(&mut r),
+            finite16(&mut r),
+            finite16(&mut r),
+            finite16(&mut r),
+        );
+        let (p0, p1) = (f16_value(a0) * f16_value(b0), f16_value(a1) * f16_value(b1));
+        let c = match i % 6 {
+            0 => r.operand(),
+            // c cancels the first product exactly or nearly: the second decides.
+            1 => (-p0 as f32).to_bits() ^ (r.next() & 3),
+            // The exact sum's negation rounded to f32, then moved by a few ulps.
+            2 => (-(p0 + p1) as f32)
+                .to_bits()
+                .wrapping_add(r.next() % 5)
+                .wrapping_sub(2),
+            // The products cancel each other: c alone (or zero).
+            3 => {
+                v.push([a0 | a0 << 16, b0 | (b0 ^ 0x8000) << 16, r.operand()]);
+                (-(p0 + p1) as f32).to_bits()
+            }
+            4 => 0x8000_0000 * (r.next() & 1),
+            _ => ((p1 - p0) as f32).to_bits(),
+        };
+        v.push([a0 | a1 << 16, b0 | b1 << 16, c]);
+    }
+    v
+}
+
+#[test]
+fn dot2_matches_the_model_in_every_mode() {
+    use reference_model::float::dot2_f32_f16;
+    let ops = dot2_operands();
+    let mut bad = Vec::new();
+    for m in mixed_modes() {
+        let e = &mut Eval;
+        let word = e.k32(m.to_hwreg());
+        let e32 = soft::env(e, word);
+        let e16 = soft::env16(e, word);
+        for &[a, b, c] in &ops {
+            let (x, y, z) = (e.k32(a), e.k32(b), e.k32(c));
+            let got = soft::dot2(e, &e32, &e16, x, y, z).u() as u32;
+            let want = dot2_f32_f16(m, a, b, c);
+            if got != want && bad.len() < 10 {
+                bad.push(format!(
+                    "mode {:#x} ieee {}: {a:#010x} {b:#010x} {c:#010x}: got {got:#010x}, model {want:#010x}",
+                    m.float_mode, m.ieee
+                ));
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}

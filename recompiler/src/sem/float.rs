@@ -642,6 +642,103 @@ pub fn fma<L: Lower>(e: &mut L, env: &Env<L::V>, a: L::V, b: L::V, c: L::V) -> L
     e.select(nan_ab, nan1, r)
 }
 
+/// `v_dot2_f32_f16` on the sources as the instruction selects them (`a`, `b`: f16 pairs, low half first, neg
+/// applied; `c` f32): `a.lo * b.lo + a.hi * b.hi + c`, the exact sum rounded once to f32, as the model's
+/// `dot2_f32_f16` (rules `dot2.single_rounding`, inferred, and `nan.dot2_quiet`). The halves are flushed by
+/// the f16 input field (`e16`), `c` by the f32 one. The first NaN of a.lo, b.lo, a.hi, b.hi, c comes out
+/// widened and always quiet; then inf * 0 gives the default NaN, infinities their sum; an exact zero sum
+/// is -0 only rounding toward -inf, and a sum of zeros alone -0 only when all three are -0.
+pub fn dot2<L: Lower>(
+    e: &mut L,
+    e32: &Env<L::V>,
+    e16: &Env<L::V>,
+    a: L::V,
+    b: L::V,
+    c: L::V,
+) -> L::V {
+    let half = |e: &mut L, x: L::V, hi: bool| {
+        let v = if hi { e.bink(Bin::LShr, x, 16) } else { x };
+        e.bink(Bin::And, v, 0xffff)
+    };
+    let h = [
+        half(e, a, false),
+        half(e, b, false),
+        half(e, a, true),
+        half(e, b, true),
+    ];
+    let mut any_nan = is_nan(e, F32, c);
+    let mut nan = e.bink(Bin::Or, c, F32.quiet());
+    for &x in h.iter().rev() {
+        let n = is_nan(e, F16, x);
+        let w = widen16(e, x);
+        let w = e.bink(Bin::Or, w, F32.quiet());
+        nan = e.select(n, w, nan);
+        any_nan = e.bor(any_nan, n);
+    }
+    let u = h.map(|x| unpack(e, e16, x));
+    let z = unpack(e, e32, c);
+    let mut invalid = e.kbool(false);
+    let mut terms = Vec::new();
+    let mut flags = Vec::new();
+    for i in 0..2 {
+        let (x, y) = (&u[2 * i], &u[2 * i + 1]);
+        let sign = e.bin(Bin::Xor, x.sign, y.sign);
+        let inf = e.bor(x.inf, y.inf);
+        let zero = e.bor(x.zero, y.zero);
+        let bad = e.band(inf, zero);
+        invalid = e.bor(invalid, bad);
+        let mx = e.zext(x.sig);
+        let my = e.zext(y.sig);
+        let m = e.bin(Bin::Mul, mx, my);
+        let exp = e.bin(Bin::Add, x.exp, y.exp);
+        terms.push((sign, m, exp));
+        flags.push((sign, inf, zero));
+    }
+    let mz = e.zext(z.sig);
+    terms.push((z.sign, mz, z.exp));
+    flags.push((z.sign, z.inf, z.zero));
+    // Infinities: the first one's sign; one of the other sign makes the default NaN.
+    let dnan = kf(e, F32, F32.default_nan());
+    let mut any_inf = e.kbool(false);
+    let mut s_inf = flags[2].0;
+    for &(s, inf, _) in flags[..2].iter().rev() {
+        s_inf = e.select(inf, s, s_inf);
+    }
+    let mut conflict = e.kbool(false);
+    for &(s, inf, _) in &flags {
+        any_inf = e.bor(any_inf, inf);
+        let other = e.cmp(Cmp::Ne, s, s_inf);
+        let c = e.band(inf, other);
+        conflict = e.bor(conflict, c);
+    }
+    let si = e.bink(Bin::Shl, s_inf, 31);
+    let inf = e.bink(Bin::Or, si, F32.exp_mask());
+    let inf = e.select(conflict, dnan, inf);
+    // The finite sum.
+    let (s, m, exp) = wide::dot_sum(e, [terms[0], terms[1], terms[2]]);
+    let z64 = e.k64(0);
+    let m_zero = e.cmp(Cmp::Eq, m, z64);
+    let one = e.k64(1);
+    let m_safe = e.select(m_zero, one, m);
+    let rounded = round_pack(e, e32, s, m_safe, exp);
+    let mut all_zero = e.kbool(true);
+    let mut all_neg = e.kbool(true);
+    for &(s, _, zero) in &flags {
+        all_zero = e.band(all_zero, zero);
+        let neg = e.nz(s);
+        all_neg = e.band(all_neg, neg);
+    }
+    let k2 = e.k32(2);
+    let down = e.cmp(Cmp::Eq, e32.rm, k2);
+    let neg_zero = e.select(all_zero, all_neg, down);
+    let zs = e.b2i(neg_zero, Ty::I32);
+    let zero = e.bink(Bin::Shl, zs, 31);
+    let r = e.select(m_zero, zero, rounded);
+    let r = e.select(any_inf, inf, r);
+    let r = e.select(invalid, dnan, r);
+    e.select(any_nan, nan, r)
+}
+
 /// `v_mul_f32` semantics on f32 bits `a`, `b` (modifiers already applied): the model's `mul_f32`. A host
 /// f32 `OpFMul` stands in where it is exact ("Host fast paths").
 pub fn mul<L: Lower>(e: &mut L, env: &Env<L::V>, a: L::V, b: L::V) -> L::V {
@@ -2539,6 +2636,94 @@ mod wide {
         let ch = e.bink(Bin::Shl, sc, 8);
         let cl = e.k64(0);
         let ce = e.bink(Bin::Sub, xc, 72);
+        let (s, rh, rl, x) = add(e, (ps, ph, pl, pe), (cs, ch, cl, ce));
+        let (m, x) = compress(e, rh, rl, x);
+        (s, m, x)
+    }
+
+    /// The exact `p0 + p1 + c` of `v_dot2_f32_f16`'s terms (sign, 64-bit significand, exponent; a zero term
+    /// has significand 0) as sign, significand (below 2^63, sticky in bit 0; 0 for an exact zero) and
+    /// exponent, for `round_pack`: the model's two `add_exact` steps in a 128-bit window.
+    ///
+    /// The products have 22-bit significands and msb exponents within 79 of each other (f16 values from
+    /// 2^-24 to below 2^16), so their sum, each at msb 125, loses nothing: the smaller keeps its lowest bit at
+    /// 25 or above. That exact sum (82 bits at most, so 44 zero bits below it once its msb is back at 125)
+    /// and `c` (24 bits, 102 below) then meet [`add`]'s condition.
+    pub(super) fn dot_sum<L: Lower>(
+        e: &mut L,
+        terms: [(L::V, L::V, L::V); 3],
+    ) -> (L::V, L::V, L::V) {
+        let window = |e: &mut L, (s, m, x): (L::V, L::V, L::V)| {
+            let (m, x) = super::normalize(e, m, x);
+            let lo = e.k64(0);
+            (s, m, lo, e.bink(Bin::Sub, x, 64))
+        };
+        let p0 = window(e, terms[0]);
+        let p1 = window(e, terms[1]);
+        let c = window(e, terms[2]);
+        let (s, h, l, x) = add(e, p0, p1);
+        let (h, l, x) = to_msb125(e, h, l, x);
+        let (s, h, l, x) = add(e, (s, h, l, x), c);
+        let (m, x) = compress(e, h, l, x);
+        (s, m, x)
+    }
+
+    /// Moves the msb of `(hi, lo)` (below 2^127, bit 0 clear when it is at 126) to bit 125; a zero stays.
+    fn to_msb125<L: Lower>(e: &mut L, hi: L::V, lo: L::V, exp: L::V) -> (L::V, L::V, L::V) {
+        let z = e.k64(0);
+        let hi0 = e.cmp(Cmp::Eq, hi, z);
+        let mh = e.un(Un::FindMsb, hi);
+        let mh = e.bink(Bin::Add, mh, 64);
+        let ml = e.un(Un::FindMsb, lo);
+        let msb = e.select(hi0, ml, mh);
+        let k126 = e.k32(126);
+        let down = e.cmp(Cmp::Eq, msb, k126);
+        // Left by 125 - msb (0..=125; a zero's -1 gives 126, moving nothing in).
+        let k125 = e.k32(125);
+        let n = e.bin(Bin::Sub, k125, msb);
+        let n = e.bink(Bin::And, n, 127);
+        let k64 = e.k32(64);
+        let big = e.cmp(Cmp::UGe, n, k64);
+        let ns = e.bink(Bin::And, n, 63);
+        let nsw = e.zext(ns);
+        let k0 = e.k32(0);
+        let none = e.cmp(Cmp::Eq, ns, k0);
+        let inv = e.bin(Bin::Sub, k64, ns);
+        let inv = e.bink(Bin::And, inv, 63);
+        let invw = e.zext(inv);
+        let carried = e.bin(Bin::LShr, lo, invw);
+        let carried = e.select(none, z, carried);
+        let hs = e.bin(Bin::Shl, hi, nsw);
+        let h1 = e.bin(Bin::Or, hs, carried);
+        let l1 = e.bin(Bin::Shl, lo, nsw);
+        let uh = e.select(big, l1, h1);
+        let ul = e.select(big, z, l1);
+        let ux = e.bin(Bin::Sub, exp, n);
+        // Right by one: exact, bit 0 is clear.
+        let dh = e.bink(Bin::LShr, hi, 1);
+        let dl = e.bink(Bin::LShr, lo, 1);
+        let top = e.bink(Bin::Shl, hi, 63);
+        let dl = e.bin(Bin::Or, dl, top);
+        let dx = e.bink(Bin::Add, exp, 1);
+        (
+            e.select(down, dh, uh),
+            e.select(down, dl, ul),
+            e.select(down, dx, ux),
+        )
+    }
+
+    /// The sum of two values `(sign, hi, lo, exp)` (`(hi, lo) * 2^exp`, msb at bit 124 or 125 of the window,
+    /// or zero), exact for rounding to 53 bits or fewer, as `(sign, hi, lo, exp)`: the one with the smaller
+    /// exponent is shifted right with a sticky bit, and when it loses a bit the two differ by so much that at
+    /// most one bit cancels. Each caller says why its operands leave enough zero bits at the bottom for the
+    /// close cases (exponents within one), where nothing may be shifted out.
+    fn add<L: Lower>(
+        e: &mut L,
+        a: (L::V, L::V, L::V, L::V),
+        b: (L::V, L::V, L::V, L::V),
+    ) -> (L::V, L::V, L::V, L::V) {
+        let (ps, ph, pl, pe) = a;
+        let (cs, ch, cl, ce) = b;
         let z = e.k64(0);
         let pz = e.cmp(Cmp::Eq, ph, z);
         let cz = e.cmp(Cmp::Eq, ch, z);
@@ -2572,8 +2757,7 @@ mod wide {
         let same = e.cmp(Cmp::Eq, sa, sb);
         let (rh, rl) = (e.select(same, sh, dh), e.select(same, sl, dl));
         let s = e.select(same, sa, dsign);
-        let (m, x) = compress(e, rh, rl, ea);
-        (s, m, x)
+        (s, rh, rl, ea)
     }
 }
 
