@@ -1223,6 +1223,8 @@ pub struct Report {
     pub refused: std::collections::BTreeMap<String, u64>,
     /// Minimised divergences.
     pub divergences: Vec<Regression>,
+    /// Batches not compared because the host failed them twice ([`Stop::Host`]), with the reason.
+    pub host_failures: Vec<String>,
 }
 
 impl Report {
@@ -1230,6 +1232,49 @@ impl Report {
     fn refuse(&mut self, why: &str) {
         let key: String = why.chars().take(100).collect();
         *self.refused.entry(key).or_default() += 1;
+    }
+}
+
+/// Why a batch ended without its comparison.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Stop {
+    /// The host, not the translation, failed on a backend (a device or driver error, the wall-clock limit,
+    /// host memory): nothing of the batch counts. A backend opened afresh may run it (`conformance fuzz`
+    /// retries once).
+    Host(String),
+    /// Anything else (a batch that cannot be built): the run ends.
+    Fatal(String),
+}
+
+impl From<String> for Stop {
+    fn from(s: String) -> Stop {
+        Stop::Fatal(s)
+    }
+}
+
+impl std::fmt::Display for Stop {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Stop::Host(why) => write!(f, "host failure: {why}"),
+            Stop::Fatal(why) => f.write_str(why),
+        }
+    }
+}
+
+/// The host failure in `got` from backend `name`, as [`Stop::Host`]: device and driver errors, host memory, and
+/// the wall-clock limit (a guest loop that never ends is not one: the recompiled kernel counts the
+/// instructions it runs and ends with the model's instruction-budget timeout).
+fn host_failure(name: &str, got: &Result<JobOutput, BackendError>) -> Result<(), Stop> {
+    match got {
+        Err(e @ BackendError::Device(_))
+        | Err(e @ BackendError::OutOfMemory { .. })
+        | Err(
+            e @ BackendError::Timeout {
+                limit: measurements::job::TimeLimit::WallClock,
+                ..
+            },
+        ) => Err(Stop::Host(format!("{name}: {e}"))),
+        _ => Ok(()),
     }
 }
 
@@ -1258,7 +1303,7 @@ pub fn run_batch(
     wave: Option<u32>,
     rw: Rewrite,
     report: &mut Report,
-) -> Result<(), String> {
+) -> Result<(), Stop> {
     let b = batch(seed, index, count, wave);
     report.programs += count as u64;
     let mut runs: Vec<(String, &dyn Backend)> = Vec::new();
@@ -1302,8 +1347,9 @@ pub fn run_batch(
         }
         let mut divergent = std::collections::BTreeSet::new();
         let mut unclear = false;
-        for (_, be) in &runs {
+        for (name, be) in &runs {
             let got = be.run(&other_job);
+            host_failure(name, &got)?;
             if let Err(e) = &got {
                 if let Some(k) = refused_word(e)
                     .and_then(|w| other_at.iter().position(|r| (r.0..r.1).contains(&w)))
@@ -1348,13 +1394,14 @@ fn single(
     seed: u64,
     index: u64,
     report: &mut Report,
-) -> Result<(), String> {
+) -> Result<(), Stop> {
     let inputs = &b.inputs[p * THREADS as usize..(p + 1) * THREADS as usize];
     let one = |rw: Rewrite| kernel_words(std::slice::from_ref(&b.programs[p]), b.wave, rw);
     let want = reference.run(&job(&one(Rewrite::default())?, b.wave, 1, b.mode, inputs));
     let jr = job(&one(rw)?, b.wave, 1, b.mode, inputs);
     for (name, be) in runs {
         let got = be.run(&jr);
+        host_failure(name, &got)?;
         match compare(&want, &got) {
             Verdict::Same => {}
             Verdict::Refused(_) => {
@@ -1396,15 +1443,16 @@ fn minimise(
     p: usize,
     rw: Rewrite,
     origin: String,
-) -> Result<Regression, String> {
+) -> Result<Regression, Stop> {
     let mut prog = b.programs[p].clone();
     let mut inputs: Vec<Vec<u32>> =
         b.inputs[p * THREADS as usize..(p + 1) * THREADS as usize].to_vec();
-    let differs = |prog: &[Item], inputs: &[Vec<u32>]| -> Result<bool, String> {
+    let differs = |prog: &[Item], inputs: &[Vec<u32>]| -> Result<bool, Stop> {
         let plain = kernel_words(&[prog.to_vec()], b.wave, Rewrite::default())?;
         let rewritten = kernel_words(&[prog.to_vec()], b.wave, rw)?;
         let want = reference.run(&job(&plain, b.wave, 1, b.mode, inputs));
         let got = other.run(&job(&rewritten, b.wave, 1, b.mode, inputs));
+        host_failure(name, &got)?;
         Ok(matches!(compare(&want, &got), Verdict::Differ(_)))
     };
     // Items, repeatedly, top level and inside blocks.
@@ -1498,6 +1546,41 @@ fn minimise(
 mod tests {
     use super::*;
     use reference_model::exec::ModelBackend;
+
+    /// A backend whose device fails every job.
+    struct Broken;
+    impl Backend for Broken {
+        fn name(&self) -> String {
+            "broken".into()
+        }
+        fn run(&self, _: &Job) -> Result<JobOutput, BackendError> {
+            Err(BackendError::Device("the fence wait failed".into()))
+        }
+    }
+
+    #[test]
+    fn a_host_failure_stops_the_batch_without_a_divergence() {
+        let model = ModelBackend::default();
+        let mut report = Report::default();
+        let r = run_batch(
+            &model,
+            &[&Broken],
+            5,
+            0,
+            4,
+            None,
+            Rewrite::default(),
+            &mut report,
+        );
+        assert_eq!(
+            r,
+            Err(Stop::Host(
+                "broken: device error: the fence wait failed".into()
+            ))
+        );
+        assert!(report.divergences.is_empty());
+        assert_eq!(report.compared, 0);
+    }
 
     #[test]
     fn batches_are_repeatable_and_decode() {

@@ -215,7 +215,8 @@ enum Sub {
     /// Differential fuzzing: random valid programs (integer and float ALU, special operands, EXEC blocks,
     /// branches, bounded loops, LDS and buffer traffic, every float mode, wave32 and wave64) run on every
     /// backend and compared with the first, bit for bit. A divergence is minimised and printed with its seed;
-    /// exit 1 when there is one.
+    /// exit 1 when there is one, or when the host fails a batch twice (not compared; the second try runs on
+    /// backends opened afresh).
     Fuzz {
         /// Backends as for the main command; the first is the reference. Default: model and vulkan.
         #[arg(long = "backend", value_name = "NAME")]
@@ -876,9 +877,10 @@ fn fuzz(
     let next = AtomicU64::new(0);
     let stop = AtomicBool::new(false);
     let (tx, rx) = std::sync::mpsc::channel::<(u64, Result<fz::Report, String>)>();
-    let work = |all: Vec<Box<dyn measurements::Backend>>, tx: std::sync::mpsc::Sender<_>| {
-        let reference = all[0].as_ref();
-        let others: Vec<&dyn measurements::Backend> = all[1..].iter().map(|b| b.as_ref()).collect();
+    let open = || backends::resolve(&names, Limits::default()).map(|r| r.backends);
+    // A batch the host fails (fz::Stop::Host) runs again once on backends opened afresh (a timed-out job
+    // leaves its Vulkan context unusable); failing again, it is counted apart, not compared.
+    let work = |mut all: Vec<Box<dyn measurements::Backend>>, tx: std::sync::mpsc::Sender<_>| {
         while !stop.load(Ordering::Relaxed) {
             if time_limit.is_some_and(|l| t0.elapsed() >= l) {
                 break;
@@ -887,9 +889,35 @@ fn fuzz(
             if i >= batches {
                 break;
             }
-            let mut r = fz::Report::default();
-            let res =
-                fz::run_batch(reference, &others, seed, i, size(i), wave, rw, &mut r).map(|()| r);
+            let mut res = Err(fz::Stop::Fatal(String::new()));
+            for attempt in 0..2 {
+                let reference = all[0].as_ref();
+                let others: Vec<&dyn measurements::Backend> =
+                    all[1..].iter().map(|b| b.as_ref()).collect();
+                let mut r = fz::Report::default();
+                res = fz::run_batch(reference, &others, seed, i, size(i), wave, rw, &mut r)
+                    .map(|()| r);
+                let Err(fz::Stop::Host(_)) = &res else {
+                    break;
+                };
+                match open() {
+                    Ok(fresh) if attempt == 0 => all = fresh,
+                    Ok(_) => {}
+                    Err(e) => {
+                        res = Err(fz::Stop::Fatal(e));
+                        break;
+                    }
+                }
+            }
+            let res = match res {
+                Ok(r) => Ok(r),
+                Err(fz::Stop::Host(why)) => Ok(fz::Report {
+                    programs: size(i) as u64,
+                    host_failures: vec![format!("seed {seed} batch {i}: {why}")],
+                    ..fz::Report::default()
+                }),
+                Err(fz::Stop::Fatal(e)) => Err(e),
+            };
             if res.is_err() {
                 stop.store(true, Ordering::Relaxed);
             }
@@ -937,6 +965,7 @@ fn fuzz(
                     *report.refused.entry(why).or_default() += n;
                 }
                 report.divergences.extend(r.divergences);
+                report.host_failures.extend(r.host_failures);
                 done += 1;
             }
             bar.set_position(report.programs);
@@ -985,12 +1014,23 @@ fn fuzz(
     for (why, n) in &report.refused {
         text.push_str(&format!("  refused {n}: {why}\n"));
     }
+    if !report.host_failures.is_empty() {
+        text.push_str(&format!(
+            "  not compared: {} batches the host failed twice (each retried on backends opened afresh):\n",
+            report.host_failures.len()
+        ));
+        for f in &report.host_failures {
+            text.push_str(&format!("    {f}\n"));
+        }
+    }
     out::print(&text)?;
-    Ok(if report.divergences.is_empty() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
+    Ok(
+        if report.divergences.is_empty() && report.host_failures.is_empty() {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::from(1)
+        },
+    )
 }
 
 /// One minimised divergence for the terminal, written as a regression file into `save` when given.
