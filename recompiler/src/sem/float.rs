@@ -644,7 +644,7 @@ pub fn fma<L: Lower>(e: &mut L, env: &Env<L::V>, a: L::V, b: L::V, c: L::V) -> L
 
 /// `v_dot2_f32_f16` on the sources as the instruction selects them (`a`, `b`: f16 pairs, low half first, neg
 /// applied; `c` f32): `a.lo * b.lo + a.hi * b.hi + c`, the exact sum rounded once to f32, as the model's
-/// `dot2_f32_f16` (rules `dot2.single_rounding`, inferred, and `nan.dot2_quiet`). The halves are flushed by
+/// `dot2_f32_f16` (rules `dot2.single_rounding` and `nan.dot2_quiet`, both inferred). The halves are flushed by
 /// the f16 input field (`e16`), `c` by the f32 one. The first NaN of a.lo, b.lo, a.hi, b.hi, c comes out
 /// widened and always quiet; then inf * 0 gives the default NaN, infinities their sum; an exact zero sum
 /// is -0 only rounding toward -inf, and a sum of zeros alone -0 only when all three are -0.

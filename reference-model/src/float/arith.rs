@@ -677,7 +677,8 @@ pub const fn pk_source(
 /// `v_dot2_f32_f16`: `a.lo * b.lo + a.hi * b.hi + c` with f16 halves and an f32 `c`,
 /// the exact sum rounded once to f32; a NaN result is always quiet.
 ///
-/// Rules: `dot2.single_rounding` (inferred), `nan.dot2_quiet` (measured: always quiets).
+/// Rules: `dot2.single_rounding` and `nan.dot2_quiet` (both inferred: seed 000 lists the instruction as always
+/// quieting, without a recorded value).
 pub fn dot2_f32_f16(mode: Mode, a: u32, b: u32, c: u32) -> u32 {
     let env = env32(mode);
     let h = |x: u32, hi: bool| -> u64 {
