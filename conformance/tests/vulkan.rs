@@ -1251,9 +1251,10 @@ fn mullit_and_trig_preop_match_the_model_and_refuse_its_lanes() {
 }
 
 /// gfx10.3's `v_dot2_f32_f16` (op_sel, op_sel_hi, neg_lo, neg_hi, clamp) and `v_dot2c_f32_f16` (plain and
-/// DPP) on packed f16 pairs of every class, in every f32 round direction and both formats' denormal settings.
+/// DPP) on packed f16 pairs of every class, in every f32 round direction and both formats' denormal settings;
+/// with them the integer `v_dot4c_i32_i8` (plain and DPP), the other accumulating gfx10.3 dot product.
 #[test]
-fn dot2_f32_f16_matches_the_model_in_every_float_mode() {
+fn dot2_and_dot4c_match_the_model_in_every_float_mode() {
     let src = "v_lshlrev_b32 v1, 4, v0\n\
         buffer_load_dwordx4 v[10:13], v1, s[0:3], 0 offen\ns_waitcnt vmcnt(0)\n\
         v_dot2_f32_f16 v20, v10, v11, v12\n\
@@ -1263,9 +1264,11 @@ fn dot2_f32_f16_matches_the_model_in_every_float_mode() {
         v_mov_b32 v24, v12\nv_dot2c_f32_f16 v24, v10, v11\n\
         v_mov_b32 v25, v13\n\
         v_dot2c_f32_f16_dpp v25, v10, v11 quad_perm:[1,0,3,2] row_mask:0xf bank_mask:0xf\n\
+        v_mov_b32 v26, v12\nv_dot4c_i32_i8 v26, v10, v11\n\
+        v_mov_b32 v27, v13\nv_dot4c_i32_i8_dpp v27, v11, v13 row_shr:1 row_mask:0xf bank_mask:0xf\n\
         v_lshlrev_b32 v1, 6, v0\n\
         buffer_store_dwordx4 v[20:23], v1, s[4:7], 0 offen\n\
-        buffer_store_dwordx2 v[24:25], v1, s[4:7], 0 offen offset:16\ns_endpgm";
+        buffer_store_dwordx4 v[24:27], v1, s[4:7], 0 offen offset:16\ns_endpgm";
     let special = [
         0x3c00_bc00u32,
         0x0001_8001,
@@ -1292,5 +1295,37 @@ fn dot2_f32_f16_matches_the_model_in_every_float_mode() {
         (0x3b, false, false),
         (0x80, true, false),
     ];
-    float_kernel_matches_on("gfx1030", src, &special, &modes, 6);
+    float_kernel_matches_on("gfx1030", src, &special, &modes, 8);
+}
+
+/// `v_cndmask_b32` with abs and neg on its sources in the VOP3, DPP and SDWA forms (bit operations, rule
+/// `valu.cndmask_modifiers`), and the operand-less `v_nop`/`v_pipeflush` in VOP3 and DPP forms, which the
+/// model runs as nothing.
+#[test]
+fn cndmask_source_modifiers_and_operandless_forms_match_the_model() {
+    let src = "v_lshlrev_b32 v1, 4, v0\n\
+        buffer_load_dwordx4 v[10:13], v1, s[0:3], 0 offen\ns_waitcnt vmcnt(0)\n\
+        v_cmp_gt_u32 vcc_lo, v10, v11\nv_cmp_lt_f32_e64 s20, v12, v13\n\
+        v_cndmask_b32_e64 v20, -v10, |v11|, vcc_lo\n\
+        v_cndmask_b32_e64 v21, -|v12|, -v13, s20\n\
+        v_cndmask_b32_dpp v22, -v10, v11, vcc_lo quad_perm:[1,0,3,2] row_mask:0xf bank_mask:0xf\n\
+        v_cndmask_b32_sdwa v23, |v12|, -v13, vcc_lo dst_sel:DWORD dst_unused:UNUSED_PRESERVE \
+        src0_sel:WORD_1 src1_sel:DWORD\n\
+        v_nop_e64\nv_nop_dpp quad_perm:[1,0,3,2] row_mask:0xf bank_mask:0xf\nv_pipeflush_e64\n\
+        v_lshlrev_b32 v1, 6, v0\n\
+        buffer_store_dwordx4 v[20:23], v1, s[4:7], 0 offen\ns_endpgm";
+    let special = [
+        0u32,
+        0x8000_0000,
+        0x7fc0_0000,
+        0xffbf_ffff,
+        0x3f80_0000,
+        0x8000_0001,
+    ];
+    float_kernel_matches(
+        src,
+        &special,
+        &[(0xf0, true, false), (0x03, false, false)],
+        4,
+    );
 }

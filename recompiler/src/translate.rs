@@ -1485,7 +1485,11 @@ fn vector_forms(inst: &Instruction, pc: usize) -> Result<(), Refusal> {
     let float = float_op(inst.op).is_some()
         || matches!(
             inst.op,
-            Op::VCvtPkrtzF16F32 | Op::VPackB32F16 | Op::VDivScaleF32 | Op::VDivScaleF64
+            Op::VCvtPkrtzF16F32
+                | Op::VPackB32F16
+                | Op::VDivScaleF32
+                | Op::VDivScaleF64
+                | Op::VCndmaskB32
         )
         || float_compare(inst.op).is_some()
         || class_test(inst.op).is_some();
@@ -1745,6 +1749,10 @@ fn write32(
 
 fn vector(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
     use Op::*;
+    // No operands: the model runs these as nothing in every form (DPP, VOP3 modifiers included).
+    if matches!(inst.op, VNop | VPipeflush | VClrexcp) {
+        return Ok(Done::Next);
+    }
     vector_forms(inst, pc)?;
     if inst.encoding == Encoding::Vop3p {
         return vop3p(cx, inst, pc);
@@ -1910,6 +1918,16 @@ fn vector(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
         write32(cx, inst, pc, d, v, active)?;
         return Ok(Done::Next);
     }
+    if op == VDot4cI32I8 {
+        // The signed 8-bit dot product accumulating onto the old destination (no modifiers but DPP).
+        let a = src(cx, Role::Src0, false)?;
+        let b = src(cx, Role::Src1, false)?;
+        let d = vdst()?;
+        let c = cx.vget(d);
+        let v = valu::dot(&mut cx.e, op, a, b, c, false).expect("a dot product");
+        write32(cx, inst, pc, d, v, active)?;
+        return Ok(Done::Next);
+    }
     if op == VDot2cF32F16 {
         // v_dot2_f32_f16 accumulating onto the old destination; no modifiers but DPP.
         let a = src(cx, Role::Src0, false)?;
@@ -2006,7 +2024,6 @@ fn vector(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
     }
 
     match op {
-        VNop | VPipeflush | VClrexcp => return Ok(Done::Next),
         VCndmaskB32 => {
             let cond = match (inst.form, inst.operand(Role::Src2)) {
                 (Form::Native | Form::E64, Some(o)) => read_mask(cx, o, inst, pc)?,
@@ -2015,8 +2032,9 @@ fn vector(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
             if m.clamp {
                 return Err(refusal(inst, pc, "clamp on v_cndmask_b32"));
             }
-            let a = src(cx, Role::Src0, false)?;
-            let b = src(cx, Role::Src1, false)?;
+            // abs and neg act on the sources' bits as on f32 ones (rule valu.cndmask_modifiers).
+            let a = fsrc(cx, Role::Src0, 0, F32)?;
+            let b = fsrc(cx, Role::Src1, 1, F32)?;
             let c = cx.lane_bit(cond);
             let v = cx.e.select(c, b, a);
             let d = vdst()?;
