@@ -592,7 +592,14 @@ fn vop3_form(r: &mut Rng, op: Op, d: u8, srcs: &[Src]) -> Result<Vec<u32>, Strin
     } else {
         (1 << n) - 1
     };
-    let m = if is_float(op) && !matches!(op, Op::VCndmaskB32) {
+    let m = if op == Op::VCndmaskB32 {
+        // abs and neg on the two selected sources (bit operations), nothing else.
+        Vop3 {
+            neg: r.below(4) as u8 & if r.chance(40) { 3 } else { 0 },
+            abs: r.below(4) as u8 & if r.chance(40) { 3 } else { 0 },
+            ..Vop3::default()
+        }
+    } else if is_float(op) {
         Vop3 {
             neg: r.below(1 << n) as u8 & float_srcs & if r.chance(40) { 0xff } else { 0 },
             abs: r.below(1 << n) as u8 & float_srcs & if r.chance(40) { 0xff } else { 0 },
