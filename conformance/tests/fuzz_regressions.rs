@@ -90,30 +90,33 @@ fn a_bad_regression_file_is_an_error() {
     assert!(r.job().unwrap_err().contains("not a hex dword"));
 }
 
+/// `conformance fuzz --backend model --metamorphic --seed 3 --count 22` with `more` arguments: its stdout, after
+/// a successful exit.
+fn fuzz_model_seed3(more: &[&str]) -> String {
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_conformance"))
+        .args([
+            "fuzz",
+            "--backend",
+            "model",
+            "--metamorphic",
+            "--seed",
+            "3",
+            "--count",
+            "22",
+        ])
+        .args(more)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    String::from_utf8(o.stdout).unwrap()
+}
+
 /// `fuzz --jobs N` runs the same programs as one worker and says the same, whatever N (the model against its
 /// own rewritten programs: no device needed).
 #[test]
 fn fuzz_output_does_not_depend_on_jobs() {
     let run = |jobs: &str| {
-        let o = std::process::Command::new(env!("CARGO_BIN_EXE_conformance"))
-            .args([
-                "fuzz",
-                "--backend",
-                "model",
-                "--metamorphic",
-                "--seed",
-                "3",
-                "--count",
-                "22",
-                "--batch",
-                "4",
-                "--jobs",
-                jobs,
-            ])
-            .output()
-            .unwrap();
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-        let text = String::from_utf8(o.stdout).unwrap();
+        let text = fuzz_model_seed3(&["--batch", "4", "--jobs", jobs]);
         // The timing at the end of the first line differs between runs.
         let cut = text.find("divergences;").expect("summary line") + "divergences".len();
         let rest = &text[text[cut..].find('\n').map_or(text.len(), |i| cut + i)..];
@@ -133,23 +136,7 @@ fn fuzz_output_does_not_depend_on_jobs() {
 /// `fuzz --time-limit 0` starts no batch and says which prefix of the stream it ran (none), exit 0.
 #[test]
 fn fuzz_time_limit_ends_at_a_known_prefix() {
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_conformance"))
-        .args([
-            "fuzz",
-            "--backend",
-            "model",
-            "--metamorphic",
-            "--seed",
-            "3",
-            "--count",
-            "22",
-            "--time-limit",
-            "0",
-        ])
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let text = String::from_utf8(o.stdout).unwrap();
+    let text = fuzz_model_seed3(&["--time-limit", "0"]);
     assert!(
         text.starts_with("fuzz seed 3: 0 programs in 0 batches"),
         "{text}"

@@ -1918,27 +1918,21 @@ fn vector(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
         write32(cx, inst, pc, d, v, active)?;
         return Ok(Done::Next);
     }
-    if op == VDot4cI32I8 {
-        // The signed 8-bit dot product accumulating onto the old destination (no modifiers but DPP).
+    if matches!(op, VDot4cI32I8 | VDot2cF32F16) {
+        // The dot products accumulating onto the old destination; no modifiers but DPP.
         let a = src(cx, Role::Src0, false)?;
         let b = src(cx, Role::Src1, false)?;
         let d = vdst()?;
         let c = cx.vget(d);
-        let v = valu::dot(&mut cx.e, op, a, b, c, false).expect("a dot product");
-        write32(cx, inst, pc, d, v, active)?;
-        return Ok(Done::Next);
-    }
-    if op == VDot2cF32F16 {
-        // v_dot2_f32_f16 accumulating onto the old destination; no modifiers but DPP.
-        let a = src(cx, Role::Src0, false)?;
-        let b = src(cx, Role::Src1, false)?;
-        let d = vdst()?;
-        let c = cx.vget(d);
-        let mode = cx.mode_word();
-        let e = &mut cx.e;
-        let e32 = crate::sem::float::env(e, mode);
-        let e16 = crate::sem::float::env16(e, mode);
-        let v = crate::sem::float::dot2(e, &e32, &e16, a, b, c);
+        let v = if op == VDot4cI32I8 {
+            valu::dot(&mut cx.e, op, a, b, c, false).expect("a dot product")
+        } else {
+            let mode = cx.mode_word();
+            let e = &mut cx.e;
+            let e32 = crate::sem::float::env(e, mode);
+            let e16 = crate::sem::float::env16(e, mode);
+            crate::sem::float::dot2(e, &e32, &e16, a, b, c)
+        };
         write32(cx, inst, pc, d, v, active)?;
         return Ok(Done::Next);
     }
