@@ -328,13 +328,6 @@ fn list_devices() -> Result<ExitCode, String> {
             },
         ))?;
     }
-    if driver::gallium_cpu_features_capped() {
-        out::print(&format!(
-            "note: {}=avx was set for this run (an AVX-512 host): lavapipe with LLVM 15 computes some bit \
-             selects wrong with AVX-512 (README, \"Host limits\"); set the variable yourself to choose\n",
-            driver::CPU_CAPS_ENV
-        ))?;
-    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -139,43 +139,10 @@ pub(crate) struct Instance {
     pub entry: ash::Entry,
 }
 
-/// The variable Mesa's gallium drivers (lavapipe among them) read their CPU features from.
-pub const CPU_CAPS_ENV: &str = "GALLIUM_OVERRIDE_CPU_CAPS";
-
-static CPU_CAPS: std::sync::Once = std::sync::Once::new();
-static CPU_CAPS_SET: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-/// On an x86-64 host with AVX-512, sets [`CPU_CAPS_ENV`] to `avx` (once per process, before the
-/// first Vulkan loader is loaded) unless the user has set it.
-///
-/// lavapipe (Mesa 22.3.6 with LLVM 15.0.6, Debian 12) computes some bit selects wrong when LLVM may
-/// use AVX-512: `(m & b) | (!m & c)` merged with the old value by EXEC came out as `m ^ b`
-/// (`conformance/fuzz-regressions/seed-9301-batch-494-program-1.toml`, and the three `seed-7`
-/// `v_bfi_b32` cases), while the SPIR-V, read by hand, is right; with the CPU features capped at AVX2
-/// all four match the model. A device that is not a gallium driver ignores the variable.
-fn cap_gallium_cpu_features() {
-    CPU_CAPS.call_once(|| {
-        #[cfg(target_arch = "x86_64")]
-        if std::env::var_os(CPU_CAPS_ENV).is_none()
-            && std::arch::is_x86_feature_detected!("avx512f")
-        {
-            std::env::set_var(CPU_CAPS_ENV, "avx");
-            CPU_CAPS_SET.store(true, std::sync::atomic::Ordering::Relaxed);
-        }
-    });
-}
-
-/// Whether this process capped the gallium drivers' CPU features ([`CPU_CAPS_ENV`] = `avx`), so
-/// lavapipe runs without AVX-512; false before the first Vulkan call.
-pub fn gallium_cpu_features_capped() -> bool {
-    CPU_CAPS_SET.load(std::sync::atomic::Ordering::Relaxed)
-}
-
 impl Instance {
     /// Loads the loader and creates an instance, with the validation layer and a message
     /// collector when `validation` is true.
     pub fn new(validation: bool) -> Result<Instance, DriverError> {
-        cap_gallium_cpu_features();
         // SAFETY: loading the system Vulkan loader runs its initialisers, which are sound; the
         // `Entry` is kept until every object made through it is destroyed (or leaked with it).
         let entry = unsafe { ash::Entry::load() }.map_err(|e| DriverError::NoVulkan {

@@ -177,5 +177,4 @@ pub use info::{
     ApiVersion, ComputeLimits, DeviceInfo, DeviceType, Features, FloatControls, Independence,
     PerWidth, SubgroupInfo, SubgroupOperations, SubgroupSizeControl,
 };
-pub use instance::{gallium_cpu_features_capped, CPU_CAPS_ENV};
 pub use job::{BufferSpec, ComputeJob, Init, JobResult, Statistic};

@@ -109,22 +109,3 @@ fn unknown_name_lists_the_devices() {
         "{text}"
     );
 }
-
-/// On an AVX-512 host the first Vulkan call leaves `GALLIUM_OVERRIDE_CPU_CAPS` set (by this crate to `avx`,
-/// or by the user), so lavapipe runs without AVX-512 (README, "Host limits"); the crate says whether it set it.
-#[test]
-fn an_avx512_host_runs_lavapipe_with_capped_cpu_features() {
-    let Some(_) = find_lavapipe() else { return };
-    let var = std::env::var(driver::CPU_CAPS_ENV).ok();
-    if driver::gallium_cpu_features_capped() {
-        assert_eq!(var.as_deref(), Some("avx"));
-    }
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx512f") {
-        assert!(
-            var.is_some(),
-            "{} unset on an AVX-512 host",
-            driver::CPU_CAPS_ENV
-        );
-    }
-}
