@@ -251,6 +251,10 @@ enum Sub {
         /// must fit a time budget.
         #[arg(long, value_name = "SECS")]
         time_limit: Option<u64>,
+        /// Start at this batch of the seed's stream (with the same `--batch`), so a run continues where an
+        /// earlier one of the same seed stopped: batch `K` holds programs `K * batch ..`.
+        #[arg(long, value_name = "K", default_value_t = 0)]
+        first_batch: u64,
     },
     /// Run `fuzz --save` regression files on the backends (the first is the reference; default model and
     /// vulkan) and say for each whether they agree now. Exit 1 when one still differs.
@@ -443,6 +447,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             save,
             jobs,
             time_limit,
+            first_batch,
         }) => {
             let wave = wave.map(|w| if w == "64" { 64 } else { 32 });
             return fuzz(
@@ -455,6 +460,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                 save.as_deref(),
                 jobs as usize,
                 time_limit.map(std::time::Duration::from_secs),
+                first_batch,
             );
         }
         None => {}
@@ -835,6 +841,7 @@ fn fuzz(
     save: Option<&Path>,
     jobs: usize,
     time_limit: Option<std::time::Duration>,
+    first_batch: u64,
 ) -> Result<ExitCode, String> {
     use conformance::fuzz as fz;
     use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -885,17 +892,19 @@ fn fuzz(
             if time_limit.is_some_and(|l| t0.elapsed() >= l) {
                 break;
             }
-            let i = next.fetch_add(1, Ordering::Relaxed);
-            if i >= batches {
+            // j counts this run's batches; i is the batch's index in the seed's stream.
+            let j = next.fetch_add(1, Ordering::Relaxed);
+            if j >= batches {
                 break;
             }
+            let i = first_batch + j;
             let mut res = Err(fz::Stop::Fatal(String::new()));
             for attempt in 0..2 {
                 let reference = all[0].as_ref();
                 let others: Vec<&dyn measurements::Backend> =
                     all[1..].iter().map(|b| b.as_ref()).collect();
                 let mut r = fz::Report::default();
-                res = fz::run_batch(reference, &others, seed, i, size(i), wave, rw, &mut r)
+                res = fz::run_batch(reference, &others, seed, i, size(j), wave, rw, &mut r)
                     .map(|()| r);
                 let Err(fz::Stop::Host(_)) = &res else {
                     break;
@@ -912,7 +921,7 @@ fn fuzz(
             let res = match res {
                 Ok(r) => Ok(r),
                 Err(fz::Stop::Host(why)) => Ok(fz::Report {
-                    programs: size(i) as u64,
+                    programs: size(j) as u64,
                     host_failures: vec![format!("seed {seed} batch {i}: {why}")],
                     ..fz::Report::default()
                 }),
@@ -921,7 +930,7 @@ fn fuzz(
             if res.is_err() {
                 stop.store(true, Ordering::Relaxed);
             }
-            if tx.send((i, res)).is_err() {
+            if tx.send((j, res)).is_err() {
                 break;
             }
         }
@@ -1005,10 +1014,16 @@ fn fuzz(
         secs,
         report.programs as f64 / secs.max(1e-9),
     );
-    if report.programs < count {
+    if report.programs < count || first_batch > 0 {
+        let start = first_batch * batch as u64;
         text.push_str(&format!(
-            "  stopped at the time limit: these are programs 0..{} of seed {seed}'s stream (batch {batch})\n",
-            report.programs
+            "  {}these are programs {start}..{} of seed {seed}'s stream (batch {batch})\n",
+            if report.programs < count {
+                "stopped at the time limit: "
+            } else {
+                ""
+            },
+            start + report.programs
         ));
     }
     for (why, n) in &report.refused {

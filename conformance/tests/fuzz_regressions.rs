@@ -148,3 +148,17 @@ fn fuzz_time_limit_ends_at_a_known_prefix() {
         "{text}"
     );
 }
+
+/// `fuzz --first-batch K` continues a seed's stream at batch K and says which programs it ran.
+#[test]
+fn fuzz_first_batch_continues_the_stream() {
+    let text = fuzz_model_seed3(&["--batch", "4", "--first-batch", "5"]);
+    assert!(
+        text.starts_with("fuzz seed 3: 22 programs in 6 batches"),
+        "{text}"
+    );
+    assert!(
+        text.contains("  these are programs 20..42 of seed 3's stream (batch 4)"),
+        "{text}"
+    );
+}
