@@ -2440,8 +2440,9 @@ fn vector(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
         // The same function as (a & b) | (!a & c), written c ^ (a & (b ^ c)). lavapipe (Mesa 22.3.6, LLVM 15)
         // computes the and/or form wrong when the destination is src1 (merged with the old value by EXEC),
         // and the xor form wrong when it is src2, so each case takes the form it gets right
-        // (`conformance fuzz`; conformance/fuzz-regressions/seed-7-*.toml). The cause is LLVM 15 on an
-        // AVX-512 host, which still gets one other case wrong (README, "Host limits").
+        // (`conformance fuzz`; conformance/fuzz-regressions/seed-7-*.toml). The cause is LLVM's AVX-512
+        // ternlog selection (llvm-project issue 157929), which gets other constant masks wrong too (README,
+        // "Host limits").
         let x = cx.e.bin(Bin::Xor, b, c);
         let y = cx.e.bin(Bin::And, a, x);
         cx.e.bin(Bin::Xor, c, y)
