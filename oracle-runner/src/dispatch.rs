@@ -34,13 +34,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-const HSA_SYSTEM_INFO_TIMESTAMP_FREQUENCY: u32 = 3;
-const HSA_AGENT_INFO_QUEUE_MIN_SIZE: u32 = 13;
 const HSA_AMD_AGENT_INFO_UCODE_VERSION: u32 = 0xA108;
-const HSA_AMD_MEMORY_POOL_INFO_SEGMENT: u32 = 0;
-const HSA_AMD_MEMORY_POOL_INFO_GLOBAL_FLAGS: u32 = 1;
-const HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_ALLOWED: u32 = 5;
-const HSA_AMD_SEGMENT_GLOBAL: u32 = 0;
 const HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_KERNARG_INIT: u32 = 1;
 const HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_FINE_GRAINED: u32 = 2;
 const HSA_QUEUE_TYPE_SINGLE: u32 = 1;
@@ -120,7 +114,6 @@ impl<'a> Device<'a> {
         gpu: &Agent,
         timeout: Duration,
     ) -> Result<Device<'a>, HsaError> {
-        let api = session.runtime().api();
         let agents = session.agents()?;
         let cpu = agents
             .iter()
@@ -134,29 +127,10 @@ impl<'a> Device<'a> {
         let pools = session.memory_pools(cpu.handle)?;
         let (mut kernarg_pool, mut buffer_pool) = (None, None);
         for &p in &pools {
-            let (mut segment, mut flags, mut alloc) = (u32::MAX, 0u32, 0u8);
-            // SAFETY: SEGMENT is an hsa_amd_segment_t (32 bits), GLOBAL_FLAGS a uint32_t, RUNTIME_ALLOC_ALLOWED a
-            // bool (one byte), each written into a variable of that size.
-            let ok = unsafe {
-                (api.hsa_amd_memory_pool_get_info)(
-                    p,
-                    HSA_AMD_MEMORY_POOL_INFO_SEGMENT,
-                    (&mut segment as *mut u32).cast(),
-                ) == HSA_STATUS_SUCCESS
-                    && (api.hsa_amd_memory_pool_get_info)(
-                        p,
-                        HSA_AMD_MEMORY_POOL_INFO_GLOBAL_FLAGS,
-                        (&mut flags as *mut u32).cast(),
-                    ) == HSA_STATUS_SUCCESS
-                    && (api.hsa_amd_memory_pool_get_info)(
-                        p,
-                        HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_ALLOWED,
-                        (&mut alloc as *mut u8).cast(),
-                    ) == HSA_STATUS_SUCCESS
-            };
-            if !ok || segment != HSA_AMD_SEGMENT_GLOBAL || alloc == 0 {
+            // Only pools of the global segment that the runtime may allocate from.
+            let Some(flags) = session.global_pool_flags(p) else {
                 continue;
-            }
+            };
             if flags & HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_KERNARG_INIT != 0 && kernarg_pool.is_none() {
                 kernarg_pool = Some(p);
             }
@@ -175,25 +149,8 @@ impl<'a> Device<'a> {
         };
         let kernarg_pool = kernarg_pool.ok_or_else(|| missing("kernarg"))?;
         let buffer_pool = buffer_pool.ok_or_else(|| missing("fine-grained"))?;
-        let mut ticks_per_second = 0u64;
-        // SAFETY: TIMESTAMP_FREQUENCY is a uint64_t.
-        let s = unsafe {
-            (api.hsa_system_get_info)(
-                HSA_SYSTEM_INFO_TIMESTAMP_FREQUENCY,
-                (&mut ticks_per_second as *mut u64).cast(),
-            )
-        };
-        session.check("hsa_system_get_info", s)?;
-        let mut queue_size = 0u32;
-        // SAFETY: QUEUE_MIN_SIZE is a uint32_t.
-        let s = unsafe {
-            (api.hsa_agent_get_info)(
-                gpu.handle,
-                HSA_AGENT_INFO_QUEUE_MIN_SIZE,
-                (&mut queue_size as *mut u32).cast(),
-            )
-        };
-        session.check("hsa_agent_get_info", s)?;
+        let ticks_per_second = session.timestamp_frequency()?;
+        let queue_size = session.queue_min_size(gpu.handle)?;
         let fingerprint = fingerprint(session, gpu);
         Ok(Device {
             session,

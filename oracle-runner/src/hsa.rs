@@ -373,6 +373,13 @@ unsafe impl Send for QueuePtr {}
 // SAFETY: as above: every access goes through the runtime's atomic index and signal functions.
 unsafe impl Sync for QueuePtr {}
 
+const HSA_SYSTEM_INFO_TIMESTAMP_FREQUENCY: u32 = 3;
+const HSA_AGENT_INFO_QUEUE_MIN_SIZE: u32 = 13;
+const HSA_AMD_MEMORY_POOL_INFO_SEGMENT: u32 = 0;
+const HSA_AMD_MEMORY_POOL_INFO_GLOBAL_FLAGS: u32 = 1;
+const HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_ALLOWED: u32 = 5;
+const HSA_AMD_SEGMENT_GLOBAL: u32 = 0;
+
 impl<'r> Session<'r> {
     /// The runtime.
     pub fn runtime(&self) -> &'r Runtime {
@@ -392,6 +399,62 @@ impl<'r> Session<'r> {
         };
         self.check("hsa_amd_agent_iterate_memory_pools", s)?;
         Ok(pools)
+    }
+
+    /// The `HSA_AMD_MEMORY_POOL_INFO_GLOBAL_FLAGS` of `pool` when it is a pool of the global segment that the
+    /// runtime may allocate from; `None` for any other pool or when a query fails.
+    pub fn global_pool_flags(&self, pool: Handle) -> Option<u32> {
+        let get = self.rt.api.hsa_amd_memory_pool_get_info;
+        let (mut segment, mut flags, mut alloc) = (u32::MAX, 0u32, 0u8);
+        // SAFETY: SEGMENT is an hsa_amd_segment_t (32 bits), GLOBAL_FLAGS a uint32_t, RUNTIME_ALLOC_ALLOWED a
+        // bool (one byte), each written into a variable of that size.
+        let ok = unsafe {
+            get(
+                pool,
+                HSA_AMD_MEMORY_POOL_INFO_SEGMENT,
+                (&mut segment as *mut u32).cast(),
+            ) == HSA_STATUS_SUCCESS
+                && get(
+                    pool,
+                    HSA_AMD_MEMORY_POOL_INFO_GLOBAL_FLAGS,
+                    (&mut flags as *mut u32).cast(),
+                ) == HSA_STATUS_SUCCESS
+                && get(
+                    pool,
+                    HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_ALLOWED,
+                    (&mut alloc as *mut u8).cast(),
+                ) == HSA_STATUS_SUCCESS
+        };
+        (ok && segment == HSA_AMD_SEGMENT_GLOBAL && alloc != 0).then_some(flags)
+    }
+
+    /// The timestamp counter's ticks per second (`HSA_SYSTEM_INFO_TIMESTAMP_FREQUENCY`).
+    pub fn timestamp_frequency(&self) -> Result<u64, HsaError> {
+        let mut ticks = 0u64;
+        // SAFETY: TIMESTAMP_FREQUENCY is a uint64_t.
+        let s = unsafe {
+            (self.rt.api.hsa_system_get_info)(
+                HSA_SYSTEM_INFO_TIMESTAMP_FREQUENCY,
+                (&mut ticks as *mut u64).cast(),
+            )
+        };
+        self.check("hsa_system_get_info", s)?;
+        Ok(ticks)
+    }
+
+    /// The smallest queue `agent` creates, in packets (`HSA_AGENT_INFO_QUEUE_MIN_SIZE`).
+    pub fn queue_min_size(&self, agent: Handle) -> Result<u32, HsaError> {
+        let mut size = 0u32;
+        // SAFETY: QUEUE_MIN_SIZE is a uint32_t.
+        let s = unsafe {
+            (self.rt.api.hsa_agent_get_info)(
+                agent,
+                HSA_AGENT_INFO_QUEUE_MIN_SIZE,
+                (&mut size as *mut u32).cast(),
+            )
+        };
+        self.check("hsa_agent_get_info", s)?;
+        Ok(size)
     }
 
     /// The runtime's version (`HSA_SYSTEM_INFO_VERSION_MAJOR`.`MINOR`: the HSA specification it implements).
