@@ -36,8 +36,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use templates::{Body, Template};
 
-/// Where the collection runs.
-pub enum Target<'a> {
+/// Where the collection runs (`'a` the borrows, `'r` the ROCr session a device belongs to).
+pub enum Target<'a, 'r> {
     /// The reference model, for the chip `chip` (a dry run: rows carry evidence `model`).
     Model {
         /// The chip whose instruction set the model runs (`gfx1013`, `gfx1036`, ...).
@@ -48,11 +48,11 @@ pub enum Target<'a> {
     /// An RDNA GPU through ROCr: rows carry evidence `hardware` and the device's fingerprint.
     Hsa {
         /// The opened GPU agent; the rows' target is its ISA name.
-        device: &'a crate::dispatch::Device<'a>,
+        device: &'a crate::dispatch::Device<'r>,
     },
 }
 
-impl Target<'_> {
+impl Target<'_, '_> {
     fn chip(&self) -> &str {
         match self {
             Target::Model { chip, .. } => chip,

@@ -24,28 +24,16 @@
 
 use crate::codeobj::{self, BufferArg, KernelSpec, ValueArg, Version};
 use crate::hsa::{
-    queue_error_flag, Agent, Handle, HsaError, Queue, QueuePtr, Session, HSA_STATUS_SUCCESS,
+    Agent, DispatchQueue, Executable, Handle, HsaError, LoadError, PoolMemory, Session, Signal,
 };
 use measurements::kernel::{Abi, Kernel, UserData};
 use measurements::{Backend, BackendError, FloatMode, Job, JobOutput};
 use std::collections::HashMap;
-use std::ffi::c_void;
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-const HSA_AMD_AGENT_INFO_UCODE_VERSION: u32 = 0xA108;
 const HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_KERNARG_INIT: u32 = 1;
 const HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_FINE_GRAINED: u32 = 2;
-const HSA_QUEUE_TYPE_SINGLE: u32 = 1;
-const HSA_PROFILE_FULL: u32 = 1;
-const HSA_DEFAULT_FLOAT_ROUNDING_MODE_DEFAULT: u32 = 0;
-const HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_OBJECT: u32 = 22;
-const HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_KERNARG_SEGMENT_SIZE: u32 = 11;
-const HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_GROUP_SEGMENT_SIZE: u32 = 13;
-const HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_PRIVATE_SEGMENT_SIZE: u32 = 14;
-const HSA_SIGNAL_CONDITION_LT: u32 = 2;
-const HSA_WAIT_STATE_BLOCKED: u32 = 0;
 /// Packet header: type KERNEL_DISPATCH (2) in bits 7:0, the barrier bit 8, acquire fence scope SYSTEM (2) in
 /// bits 10:9, release fence scope SYSTEM in bits 12:11.
 pub const DISPATCH_HEADER: u16 = 2 | 1 << 8 | 2 << 9 | 2 << 11;
@@ -58,26 +46,25 @@ const SGPRS: u32 = 106;
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// An executable loaded for one kernel and mode.
-struct Loaded {
-    exec: Handle,
+struct Loaded<'a> {
+    /// Kept for its kernel while the device lives.
+    _exec: Executable<'a>,
     kernel_object: u64,
     group_segment: u32,
     private_segment: u32,
     version: Version,
 }
 
-/// The queue and its completion signal, made on first use and after an abandoned dispatch.
-struct Lane {
-    queue: QueuePtr,
-    signal: Handle,
-    /// Where the queue's error callback writes a failing status (0 while the queue is healthy); leaked with
-    /// the queue, since the runtime may call the callback as long as the queue lives.
-    error: &'static AtomicU32,
+/// The queue and its completion signal, made on first use and after an abandoned dispatch (which leaks both).
+struct Lane<'a> {
+    /// Dropped first: a signal no queue will complete.
+    signal: Signal<'a>,
+    queue: DispatchQueue<'a>,
 }
 
-struct State {
-    lane: Option<Lane>,
-    loaded: HashMap<(String, FloatMode), Loaded>,
+struct State<'a> {
+    lane: Option<Lane<'a>>,
+    loaded: HashMap<(String, FloatMode), Loaded<'a>>,
 }
 
 /// One RDNA GPU agent ready to run `oracle-v1` jobs (a [`Backend`]).
@@ -90,7 +77,7 @@ pub struct Device<'a> {
     queue_size: u32,
     timeout: Duration,
     fingerprint: String,
-    state: Mutex<State>,
+    state: Mutex<State<'a>>,
 }
 
 impl std::fmt::Debug for Device<'_> {
@@ -179,168 +166,37 @@ impl<'a> Device<'a> {
         &self.fingerprint
     }
 
-    fn allocate(&self, pool: Handle, bytes: usize, what: &str) -> Result<*mut u32, BackendError> {
-        let api = self.session.runtime().api();
-        let mut p: *mut c_void = std::ptr::null_mut();
-        // SAFETY: allocates `bytes` from a pool of this runtime; the pointer is written into `p`.
-        let s = unsafe { (api.hsa_amd_memory_pool_allocate)(pool, bytes, 0, &mut p) };
-        if s != HSA_STATUS_SUCCESS || p.is_null() {
-            return Err(call(
-                "hsa_amd_memory_pool_allocate",
-                format!(
-                    "{what} ({bytes} bytes): {}",
-                    self.session.runtime().status_text(s)
-                ),
-            ));
-        }
-        // SAFETY: one agent handle, no flags (NULL), a pointer the runtime just allocated.
-        let s =
-            unsafe { (api.hsa_amd_agents_allow_access)(1, &self.gpu.handle, std::ptr::null(), p) };
-        if s != HSA_STATUS_SUCCESS {
-            // SAFETY: frees what was allocated above, never used.
-            unsafe { (api.hsa_amd_memory_pool_free)(p) };
-            return Err(call(
-                "hsa_amd_agents_allow_access",
-                self.session.runtime().status_text(s),
-            ));
-        }
-        if p as usize % 16 != 0 {
-            return Err(call(
-                "hsa_amd_memory_pool_allocate",
-                format!("{what}: {p:p} is not 16-byte aligned"),
-            ));
-        }
-        Ok(p.cast())
-    }
-
-    fn free(&self, p: *mut u32) {
-        // SAFETY: `p` came from hsa_amd_memory_pool_allocate and no dispatch uses it any more.
-        unsafe { (self.session.runtime().api().hsa_amd_memory_pool_free)(p.cast()) };
-    }
-
     /// Loads the code object of `spec` (v5, else v4) and finds its kernel.
-    fn load(&self, spec: &KernelSpec) -> Result<Loaded, BackendError> {
-        let api = self.session.runtime().api();
-        let rt = self.session.runtime();
+    fn load(&self, spec: &KernelSpec) -> Result<Loaded<'a>, BackendError> {
         let gpu = codeobj::gpu(&self.gpu.name).map_err(BackendError::InvalidJob)?;
         let mut refused = Vec::new();
         for version in [Version::V5, Version::V4] {
             let bytes = codeobj::write(spec, gpu, version).map_err(BackendError::InvalidJob)?;
-            let mut reader = Handle::default();
-            // SAFETY: `bytes` outlives the reader, which is destroyed below.
-            let s = unsafe {
-                (api.hsa_code_object_reader_create_from_memory)(
-                    bytes.as_ptr().cast(),
-                    bytes.len(),
-                    &mut reader,
-                )
+            let exec = match self.session.load(&bytes, self.gpu.handle) {
+                Ok(e) => e,
+                Err(LoadError::Refused(e)) => {
+                    refused.push(format!("v{}: {e}", version.number()));
+                    continue;
+                }
+                Err(LoadError::Failed(e)) => return Err(BackendError::Device(e.to_string())),
             };
-            if s != HSA_STATUS_SUCCESS {
-                refused.push(format!(
-                    "v{}: hsa_code_object_reader_create_from_memory: {}",
-                    version.number(),
-                    rt.status_text(s)
-                ));
-                continue;
-            }
-            let mut exec = Handle::default();
-            // SAFETY: no options (NULL); writes the executable's handle.
-            let s = unsafe {
-                (api.hsa_executable_create_alt)(
-                    HSA_PROFILE_FULL,
-                    HSA_DEFAULT_FLOAT_ROUNDING_MODE_DEFAULT,
-                    std::ptr::null(),
-                    &mut exec,
-                )
-            };
-            if s != HSA_STATUS_SUCCESS {
-                // SAFETY: the reader made above.
-                unsafe { (api.hsa_code_object_reader_destroy)(reader) };
-                return Err(call("hsa_executable_create_alt", rt.status_text(s)));
-            }
-            let mut loaded_object = Handle::default();
-            // SAFETY: handles made above; no options.
-            let mut s = unsafe {
-                (api.hsa_executable_load_agent_code_object)(
-                    exec,
-                    self.gpu.handle,
-                    reader,
-                    std::ptr::null(),
-                    &mut loaded_object,
-                )
-            };
-            let mut step = "hsa_executable_load_agent_code_object";
-            if s == HSA_STATUS_SUCCESS {
-                // SAFETY: the executable made above; no options.
-                s = unsafe { (api.hsa_executable_freeze)(exec, std::ptr::null()) };
-                step = "hsa_executable_freeze";
-            }
-            // SAFETY: the executable keeps what it loaded; the reader is no longer needed.
-            unsafe { (api.hsa_code_object_reader_destroy)(reader) };
-            if s != HSA_STATUS_SUCCESS {
-                // SAFETY: the executable made above, not frozen into any dispatch.
-                unsafe { (api.hsa_executable_destroy)(exec) };
-                refused.push(format!(
-                    "v{}: {step}: {}",
-                    version.number(),
-                    rt.status_text(s)
-                ));
-                continue;
-            }
-            let name = std::ffi::CString::new(format!("{}.kd", spec.name))
-                .map_err(|_| BackendError::InvalidJob("a kernel name with NUL".into()))?;
-            let mut symbol = Handle::default();
-            // SAFETY: a NUL-terminated name and this agent's handle.
-            let s = unsafe {
-                (api.hsa_executable_get_symbol_by_name)(
-                    exec,
-                    name.as_ptr(),
-                    &self.gpu.handle,
-                    &mut symbol,
-                )
-            };
-            if s != HSA_STATUS_SUCCESS {
-                // SAFETY: as above.
-                unsafe { (api.hsa_executable_destroy)(exec) };
-                return Err(call("hsa_executable_get_symbol_by_name", rt.status_text(s)));
-            }
-            let (mut kernel_object, mut kernarg, mut group, mut private) = (0u64, 0u32, 0u32, 0u32);
-            // SAFETY: KERNEL_OBJECT is a uint64_t, the three segment sizes uint32_t.
-            let ok = unsafe {
-                (api.hsa_executable_symbol_get_info)(
-                    symbol,
-                    HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_OBJECT,
-                    (&mut kernel_object as *mut u64).cast(),
-                ) == HSA_STATUS_SUCCESS
-                    && (api.hsa_executable_symbol_get_info)(
-                        symbol,
-                        HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_KERNARG_SEGMENT_SIZE,
-                        (&mut kernarg as *mut u32).cast(),
-                    ) == HSA_STATUS_SUCCESS
-                    && (api.hsa_executable_symbol_get_info)(
-                        symbol,
-                        HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_GROUP_SEGMENT_SIZE,
-                        (&mut group as *mut u32).cast(),
-                    ) == HSA_STATUS_SUCCESS
-                    && (api.hsa_executable_symbol_get_info)(
-                        symbol,
-                        HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_PRIVATE_SEGMENT_SIZE,
-                        (&mut private as *mut u32).cast(),
-                    ) == HSA_STATUS_SUCCESS
-            };
-            if !ok || kernel_object == 0 || kernarg < spec.kernarg_size {
-                // SAFETY: as above.
-                unsafe { (api.hsa_executable_destroy)(exec) };
+            let k = exec
+                .kernel(&format!("{}.kd", spec.name), self.gpu.handle)
+                .map_err(|e| BackendError::Device(e.to_string()))?;
+            if k.kernel_object == 0 || k.kernarg_size < spec.kernarg_size {
                 return Err(call(
                     "hsa_executable_symbol_get_info",
-                    format!("kernel `{}`: object {kernel_object:#x}, kernarg segment {kernarg} bytes (want an object and {} bytes)", spec.name, spec.kernarg_size),
+                    format!(
+                        "kernel `{}`: object {:#x}, kernarg segment {} bytes (want an object and {} bytes)",
+                        spec.name, k.kernel_object, k.kernarg_size, spec.kernarg_size
+                    ),
                 ));
             }
             return Ok(Loaded {
-                exec,
-                kernel_object,
-                group_segment: group,
-                private_segment: private,
+                _exec: exec,
+                kernel_object: k.kernel_object,
+                group_segment: k.group_segment_size,
+                private_segment: k.private_segment_size,
                 version,
             });
         }
@@ -352,42 +208,15 @@ impl<'a> Device<'a> {
     }
 
     /// The queue, made now if there is none.
-    fn lane<'s>(&self, state: &'s mut State) -> Result<&'s Lane, BackendError> {
+    fn lane<'s>(&self, state: &'s mut State<'a>) -> Result<&'s Lane<'a>, BackendError> {
         if state.lane.is_none() {
-            let api = self.session.runtime().api();
-            let rt = self.session.runtime();
-            let error: &'static AtomicU32 = Box::leak(Box::new(AtomicU32::new(0)));
-            let mut queue: *mut Queue = std::ptr::null_mut();
-            // SAFETY: the callback reads `data` as the leaked AtomicU32, which lives for the process; no private
-            // or group segment limits (u32::MAX: the runtime's defaults).
-            let s = unsafe {
-                (api.hsa_queue_create)(
-                    self.gpu.handle,
-                    self.queue_size,
-                    HSA_QUEUE_TYPE_SINGLE,
-                    Some(queue_error_flag),
-                    (error as *const AtomicU32).cast_mut().cast(),
-                    u32::MAX,
-                    u32::MAX,
-                    &mut queue,
-                )
-            };
-            if s != HSA_STATUS_SUCCESS || queue.is_null() {
-                return Err(call("hsa_queue_create", rt.status_text(s)));
-            }
-            let mut signal = Handle::default();
-            // SAFETY: initial value 1, any consumer (0, NULL).
-            let s = unsafe { (api.hsa_signal_create)(1, 0, std::ptr::null(), &mut signal) };
-            if s != HSA_STATUS_SUCCESS {
-                // SAFETY: the queue made above, with nothing submitted.
-                unsafe { (api.hsa_queue_destroy)(queue) };
-                return Err(call("hsa_signal_create", rt.status_text(s)));
-            }
-            state.lane = Some(Lane {
-                queue: QueuePtr(queue),
-                signal,
-                error,
-            });
+            let device = |e: HsaError| BackendError::Device(e.to_string());
+            let queue = self
+                .session
+                .queue(self.gpu.handle, self.queue_size)
+                .map_err(device)?;
+            let signal = self.session.signal(1).map_err(device)?;
+            state.lane = Some(Lane { signal, queue });
         }
         Ok(state.lane.as_ref().expect("made above"))
     }
@@ -473,90 +302,51 @@ fn kernarg_args(k: &Kernel) -> Result<(Vec<BufferArg>, Vec<ValueArg>), String> {
     Ok((args, values))
 }
 
-/// The buffers of one dispatch, freed when dropped unless the dispatch was abandoned (the GPU may still write
-/// them).
-struct Buffers<'d, 'a> {
-    device: &'d Device<'a>,
-    /// What the runtime allocated, to free.
-    raw: Vec<*mut u32>,
+/// One array of a dispatch (or its kernel arguments) in pool memory, at the alignment its kernel declares:
+/// the allocation is `align` bytes larger and the address rounded up, so the GPU sees the array where the
+/// model places it whatever the pool's own granule. Freed when dropped, unless the dispatch was abandoned.
+struct Placed<'a> {
+    memory: PoolMemory<'a>,
+    /// Bytes from the allocation's start to the aligned array (less than the alignment).
+    skip: usize,
 }
 
-impl Buffers<'_, '_> {
-    /// Allocates `bytes` from `pool` aligned to `align` (a power of two): the allocation is `align` bytes
-    /// larger and the address rounded up, so the GPU sees each array at the alignment its kernel declares,
-    /// as the model places it, whatever the pool's own granule.
-    fn take(
-        &mut self,
+impl Placed<'_> {
+    fn address(&self) -> u64 {
+        self.memory.address() + self.skip as u64
+    }
+}
+
+impl<'a> Device<'a> {
+    /// `bytes` from `pool` at an `align`-byte boundary (a power of two), accessible to the GPU.
+    fn place(
+        &self,
         pool: Handle,
         bytes: usize,
         align: usize,
         what: &str,
-    ) -> Result<*mut u32, BackendError> {
-        let p = self.device.allocate(pool, bytes.max(4) + align, what)?;
-        self.raw.push(p);
-        // `skip` < `align`: the aligned array lies within the allocation.
-        let skip = (p as usize).next_multiple_of(align) - p as usize;
-        Ok(p.cast::<u8>().wrapping_add(skip).cast())
-    }
-
-    /// Keeps the buffers: the abandoned dispatch's GPU may still write them.
-    fn leak(mut self) {
-        self.raw.clear();
-    }
-}
-
-impl Drop for Buffers<'_, '_> {
-    fn drop(&mut self) {
-        for &p in &self.raw {
-            self.device.free(p);
-        }
-    }
-}
-
-impl Drop for Device<'_> {
-    fn drop(&mut self) {
-        let api = self.session.runtime().api();
-        let state = self
-            .state
-            .get_mut()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some(lane) = state.lane.take() {
-            // SAFETY: every dispatch on this queue finished (an abandoned one took its queue with it).
-            unsafe {
-                (api.hsa_signal_destroy)(lane.signal);
-                (api.hsa_queue_destroy)(lane.queue.0);
-            }
-        }
-        for (_, l) in state.loaded.drain() {
-            // SAFETY: no dispatch of these executables is in flight.
-            unsafe { (api.hsa_executable_destroy)(l.exec) };
-        }
+    ) -> Result<Placed<'a>, BackendError> {
+        let memory = self
+            .session
+            .allocate(pool, bytes.max(4) + align, self.gpu.handle)
+            .map_err(|e| BackendError::Device(format!("{what} ({bytes} bytes): {e}")))?;
+        let skip = (memory.address() as usize).next_multiple_of(align) - memory.address() as usize;
+        Ok(Placed { memory, skip })
     }
 }
 
 /// The fingerprint text of `gpu` (see [`Device::fingerprint`]).
 fn fingerprint(session: &Session, gpu: &Agent) -> String {
-    let api = session.runtime().api();
     let hsa = session
         .version()
         .map_or_else(|_| "?".into(), |(a, b)| format!("{a}.{b}"));
     let build = session
         .build_version()
         .unwrap_or_else(|| "build not reported".into());
-    let mut ucode = 0u32;
-    // SAFETY: UCODE_VERSION is a uint32_t.
-    let s = unsafe {
-        (api.hsa_agent_get_info)(
-            gpu.handle,
-            HSA_AMD_AGENT_INFO_UCODE_VERSION,
-            (&mut ucode as *mut u32).cast(),
-        )
-    };
-    let ucode = if s == HSA_STATUS_SUCCESS {
-        format!("microcode {ucode}")
-    } else {
-        "microcode not reported".into()
-    };
+    let ucode = session.ucode_version(gpu.handle).map_or_else(
+        || "microcode not reported".into(),
+        |v| format!("microcode {v}"),
+    );
     let read = |p: &str| {
         std::fs::read_to_string(p)
             .ok()
@@ -590,7 +380,6 @@ impl Backend for Device<'_> {
     fn run(&self, job: &Job) -> Result<JobOutput, BackendError> {
         let spec = self.spec(job)?;
         let threads = spec.max_workgroup_size as usize;
-        let api = self.session.runtime().api();
         let mut state = self
             .state
             .lock()
@@ -611,107 +400,80 @@ impl Backend for Device<'_> {
         // Every array of the job's memory image (filled, the rows placed) and the kernarg segment its user-data
         // list makes of their addresses: the same image and segment the model builds.
         let images = job.memory_image()?;
-        let mut buffers = Buffers {
-            device: self,
-            raw: Vec::new(),
-        };
-        let mut placed = Vec::with_capacity(images.len());
+        let mut placed = Vec::with_capacity(images.len() + 1);
         for a in &images {
-            let p = buffers.take(
+            let p = self.place(
                 self.buffer_pool,
                 4 * a.dwords.len(),
                 a.align as usize,
                 &format!("the `{}` array", a.name),
             )?;
-            // SAFETY: `p` holds the array's dwords (allocated above, 4-aligned), unused by any dispatch yet.
-            unsafe { std::ptr::copy_nonoverlapping(a.dwords.as_ptr(), p, a.dwords.len()) };
+            p.memory.write(p.skip, &a.dwords);
             placed.push(p);
         }
-        let addresses: Vec<u64> = placed.iter().map(|&p| p as u64).collect();
+        let addresses: Vec<u64> = placed.iter().map(Placed::address).collect();
         let args = job
             .user_data(&addresses)
             .map_err(BackendError::InvalidJob)?;
-        let kernarg = buffers.take(
+        let kernarg = self.place(
             self.kernarg_pool,
             4 * args.len(),
             16,
             "the kernel arguments",
         )?;
-        // SAFETY: `kernarg` holds `args.len()` dwords, just allocated.
-        unsafe { std::ptr::copy_nonoverlapping(args.as_ptr(), kernarg, args.len()) };
+        kernarg.memory.write(kernarg.skip, &args);
+        let mut packet = [0u8; 64];
+        packet[4..6].copy_from_slice(&(threads as u16).to_le_bytes());
+        packet[6..8].copy_from_slice(&1u16.to_le_bytes());
+        packet[8..10].copy_from_slice(&1u16.to_le_bytes());
+        packet[12..16].copy_from_slice(&(threads as u32).to_le_bytes());
+        packet[16..20].copy_from_slice(&1u32.to_le_bytes());
+        packet[20..24].copy_from_slice(&1u32.to_le_bytes());
+        packet[24..28].copy_from_slice(&private.to_le_bytes());
+        packet[28..32].copy_from_slice(&group.to_le_bytes());
+        packet[32..40].copy_from_slice(&kernel_object.to_le_bytes());
+        packet[40..48].copy_from_slice(&kernarg.address().to_le_bytes());
+        placed.push(kernarg);
         let timeout = self.timeout;
         let ticks = self.ticks_per_second;
         let lane = self.lane(&mut state)?;
-        let (queue, signal, error) = (lane.queue.0, lane.signal, lane.error);
-        // SAFETY: `queue` is a live queue of this runtime, used by this thread alone (under the state lock).
-        let q = unsafe { &*queue };
-        // SAFETY: the completion signal belongs to this queue's lane; nothing waits on it now.
-        unsafe { (api.hsa_signal_store_screlease)(signal, 1) };
-        // SAFETY: reserves one packet slot of this single-producer queue.
-        let index = unsafe { (api.hsa_queue_add_write_index_screlease)(queue, 1) };
-        let slot = (index % u64::from(q.size)) as usize;
-        // SAFETY: the ring holds `size` 64-byte packets; this slot is ours since its index was reserved and the
-        // queue runs one packet at a time (the previous one finished or its queue was abandoned).
-        let packet = unsafe { q.base_address.cast::<u8>().add(slot * 64) };
-        let mut body = [0u8; 64];
-        body[4..6].copy_from_slice(&(threads as u16).to_le_bytes());
-        body[6..8].copy_from_slice(&1u16.to_le_bytes());
-        body[8..10].copy_from_slice(&1u16.to_le_bytes());
-        body[12..16].copy_from_slice(&(threads as u32).to_le_bytes());
-        body[16..20].copy_from_slice(&1u32.to_le_bytes());
-        body[20..24].copy_from_slice(&1u32.to_le_bytes());
-        body[24..28].copy_from_slice(&private.to_le_bytes());
-        body[28..32].copy_from_slice(&group.to_le_bytes());
-        body[32..40].copy_from_slice(&kernel_object.to_le_bytes());
-        body[40..48].copy_from_slice(&(kernarg as u64).to_le_bytes());
-        body[56..64].copy_from_slice(&signal.handle.to_le_bytes());
-        // SAFETY: bytes 4..64 of our slot; the header dword (0..4) follows with release order, so the packet
-        // processor sees a whole packet once it sees a valid header. The slot is 64-byte aligned.
-        unsafe {
-            std::ptr::copy_nonoverlapping(body.as_ptr().add(4), packet.add(4), 60);
-            AtomicU32::from_ptr(packet.cast::<u32>()).store(
-                u32::from(DISPATCH_HEADER) | u32::from(DISPATCH_SETUP) << 16,
-                Ordering::Release,
-            );
-            (api.hsa_signal_store_screlease)(q.doorbell_signal, index as i64);
-        }
+        packet[56..64].copy_from_slice(&lane.signal.handle().handle.to_le_bytes());
+        lane.signal.store(1);
         let start = Instant::now();
-        let outcome = loop {
-            let status = error.load(Ordering::Acquire);
-            if status != 0 {
-                break Err(format!(
-                    "the queue reported an error: {}",
-                    self.session.runtime().status_text(status)
-                ));
-            }
-            let left = timeout.saturating_sub(start.elapsed());
-            if left.is_zero() {
-                break Err(format!(
-                    "the dispatch did not finish within {:.1} s: abandoned (its queue and buffers are left to the \
-                     process; the next dispatch gets a new queue)",
-                    timeout.as_secs_f64()
-                ));
-            }
-            let slice = left.min(Duration::from_millis(100));
-            let hint = (slice.as_secs_f64() * ticks as f64) as u64;
-            // SAFETY: waits on this lane's signal, at most about `slice`.
-            let v = unsafe {
-                (api.hsa_signal_wait_scacquire)(
-                    signal,
-                    HSA_SIGNAL_CONDITION_LT,
-                    1,
-                    hint.max(1),
-                    HSA_WAIT_STATE_BLOCKED,
-                )
-            };
-            if v < 1 {
-                break Ok(());
-            }
+        let outcome = match lane.queue.submit(
+            u32::from(DISPATCH_HEADER) | u32::from(DISPATCH_SETUP) << 16,
+            &packet,
+        ) {
+            Err(e) => Err(e.to_string()),
+            Ok(_) => loop {
+                if let Some(status) = lane.queue.error() {
+                    break Err(format!(
+                        "the queue reported an error: {}",
+                        self.session.runtime().status_text(status)
+                    ));
+                }
+                let left = timeout.saturating_sub(start.elapsed());
+                if left.is_zero() {
+                    break Err(format!(
+                        "the dispatch did not finish within {:.1} s: abandoned (its queue and buffers are left to \
+                         the process; the next dispatch gets a new queue)",
+                        timeout.as_secs_f64()
+                    ));
+                }
+                let slice = left.min(Duration::from_millis(100));
+                let hint = (slice.as_secs_f64() * ticks as f64) as u64;
+                if lane.signal.wait_below(1, hint.max(1)) < 1 {
+                    break Ok(());
+                }
+            },
         };
         if let Err(why) = outcome {
             // Abandoned: the GPU may still write these, so nothing is freed or reused.
-            buffers.leak();
-            state.lane = None;
+            placed.into_iter().for_each(|p| p.memory.leak());
+            if let Some(lane) = state.lane.take() {
+                lane.signal.leak();
+                lane.queue.abandon();
+            }
             return Err(BackendError::Device(format!(
                 "{} on {}: {why}",
                 job.kernel.name, self.gpu.name
@@ -721,14 +483,13 @@ impl Backend for Device<'_> {
         let arrays = images
             .iter()
             .zip(&placed)
-            .map(|(a, &p)| {
+            .map(|(a, p)| {
                 let mut d = vec![0u32; a.dwords.len()];
-                // SAFETY: the dispatch finished (signal acquired), so the array's dwords at `p` are final.
-                unsafe { std::ptr::copy_nonoverlapping(p, d.as_mut_ptr(), d.len()) };
+                p.memory.read(p.skip, &mut d);
                 (a.name.clone(), d)
             })
             .collect();
-        drop(buffers);
+        drop(placed);
         Ok(job.output_from(arrays))
     }
 }

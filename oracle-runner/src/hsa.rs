@@ -4,11 +4,15 @@
 //! This module opens the library, initialises the runtime and lists its agents, and says precisely what is
 //! missing when something is: the library file (which one, and how to install or choose it), the kernel
 //! driver's compute device `/dev/kfd` (without it `hsa_init` fails before any agent is listed), a GPU agent,
-//! an RDNA (gfx10) one. Function and enum values: ROCm/ROCR-Runtime `src/inc/hsa.h` and
+//! an RDNA (gfx10) one. It is the crate's FFI module, the only one with `unsafe`: what a dispatch needs from
+//! the runtime comes as owning wrappers ([`PoolMemory`], [`Signal`], [`DispatchQueue`], [`Executable`]) that
+//! release their handle when dropped, and that a caller leaks instead where the GPU may still use it (a
+//! dispatch that did not finish). Function and enum values: ROCm/ROCR-Runtime `src/inc/hsa.h` and
 //! `src/inc/hsa_ext_amd.h` (commit e0fadddb3175cb95ce9e9af2ebd2a205045e854e).
 
 use std::ffi::{c_char, c_void, CStr};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU32, Ordering};
 
 /// The library's usual name (the soname of ROCr 1.x).
 pub const DEFAULT_LIBRARY: &str = "libhsa-runtime64.so.1";
@@ -277,11 +281,6 @@ impl Runtime {
         &self.path
     }
 
-    /// The functions.
-    pub(crate) fn api(&self) -> &Api {
-        &self.api
-    }
-
     /// `hsa_status_string`, or the number.
     pub(crate) fn status_text(&self, s: Status) -> String {
         let mut text: *const c_char = std::ptr::null();
@@ -351,27 +350,345 @@ unsafe extern "C" fn collect_pool(pool: Handle, data: *mut c_void) -> Status {
     HSA_STATUS_SUCCESS
 }
 
-/// A queue error callback for `hsa_queue_create` (its `data` a `&'static AtomicU32`): stores the failing
-/// status (at least 1), which the dispatch that waits on the queue reads.
-///
-/// # Safety
-///
-/// `data` must point to an `AtomicU32` that lives as long as the queue (a leaked one).
-pub unsafe extern "C" fn queue_error_flag(status: Status, _queue: *mut Queue, data: *mut c_void) {
-    // SAFETY: the caller of `hsa_queue_create` passes a leaked `AtomicU32`, which is never freed.
-    let flag = unsafe { &*(data as *const std::sync::atomic::AtomicU32) };
-    flag.store(status.max(1), std::sync::atomic::Ordering::Release);
+/// The queue error callback [`Session::queue`] gives `hsa_queue_create` (its `data` a `&'static AtomicU32`):
+/// stores the failing status (at least 1), which [`DispatchQueue::error`] reads.
+unsafe extern "C" fn queue_error_flag(status: Status, _queue: *mut Queue, data: *mut c_void) {
+    // SAFETY: `Session::queue` passes a leaked `AtomicU32`, which is never freed.
+    let flag = unsafe { &*(data as *const AtomicU32) };
+    flag.store(status.max(1), Ordering::Release);
 }
 
 /// A queue made by `hsa_queue_create`. ROCr's queue may be used from any thread (its write index and doorbell
 /// are atomic); the pointer stays valid until `hsa_queue_destroy`, which its owner calls.
 #[derive(Clone, Copy, Debug)]
-pub struct QueuePtr(pub *mut Queue);
+struct QueuePtr(*mut Queue);
 
 // SAFETY: the pointee is the runtime's queue, shared by design between threads (hsa.h queues are thread-safe).
 unsafe impl Send for QueuePtr {}
 // SAFETY: as above: every access goes through the runtime's atomic index and signal functions.
 unsafe impl Sync for QueuePtr {}
+
+/// Memory from a runtime pool that one agent may access (`hsa_amd_memory_pool_allocate` and
+/// `hsa_amd_agents_allow_access`), freed when dropped unless [`PoolMemory::leak`]ed. The device reads and
+/// writes it behind the process's back, which is why every access copies bytes rather than lending a slice.
+#[derive(Debug)]
+pub struct PoolMemory<'r> {
+    rt: &'r Runtime,
+    base: *mut u8,
+    bytes: usize,
+}
+
+impl PoolMemory<'_> {
+    /// The address the runtime gave (as the device sees it: ROCr maps pool memory at the same address).
+    pub fn address(&self) -> u64 {
+        self.base as u64
+    }
+
+    /// Its size in bytes, as asked for.
+    pub fn len(&self) -> usize {
+        self.bytes
+    }
+
+    /// Whether it holds no bytes (never: an allocation has at least one).
+    pub fn is_empty(&self) -> bool {
+        self.bytes == 0
+    }
+
+    fn check(&self, offset: usize, dwords: usize) {
+        assert!(
+            offset
+                .checked_add(4 * dwords)
+                .is_some_and(|end| end <= self.bytes),
+            "{} dwords at byte {offset} of a {}-byte allocation",
+            dwords,
+            self.bytes
+        );
+    }
+
+    /// Copies `dwords` (little-endian, as the host is) to byte `offset`.
+    ///
+    /// # Panics
+    ///
+    /// When they do not fit.
+    pub fn write(&self, offset: usize, dwords: &[u32]) {
+        self.check(offset, dwords.len());
+        // SAFETY: the range lies within the allocation (checked above); bytes have no alignment.
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                dwords.as_ptr().cast::<u8>(),
+                self.base.add(offset),
+                4 * dwords.len(),
+            )
+        };
+    }
+
+    /// Copies `out.len()` dwords from byte `offset` into `out`.
+    ///
+    /// # Panics
+    ///
+    /// When they do not fit.
+    pub fn read(&self, offset: usize, out: &mut [u32]) {
+        self.check(offset, out.len());
+        // SAFETY: the range lies within the allocation (checked above); bytes have no alignment.
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                self.base.add(offset),
+                out.as_mut_ptr().cast::<u8>(),
+                4 * out.len(),
+            )
+        };
+    }
+
+    /// Gives the memory up without freeing it: a dispatch that did not finish may still write it.
+    pub fn leak(self) {
+        std::mem::forget(self);
+    }
+}
+
+impl Drop for PoolMemory<'_> {
+    fn drop(&mut self) {
+        // SAFETY: allocated by hsa_amd_memory_pool_allocate and freed once; the owner leaks instead while a
+        // dispatch may still use it.
+        unsafe { (self.rt.api.hsa_amd_memory_pool_free)(self.base.cast()) };
+    }
+}
+
+/// A completion signal (`hsa_signal_create`), destroyed when dropped unless [`Signal::leak`]ed.
+#[derive(Debug)]
+pub struct Signal<'r> {
+    rt: &'r Runtime,
+    handle: Handle,
+}
+
+impl Signal<'_> {
+    /// The runtime's handle (what a packet names as its completion signal).
+    pub fn handle(&self) -> Handle {
+        self.handle
+    }
+
+    /// `hsa_signal_store_screlease`.
+    pub fn store(&self, value: i64) {
+        // SAFETY: a live signal of this runtime.
+        unsafe { (self.rt.api.hsa_signal_store_screlease)(self.handle, value) };
+    }
+
+    /// Waits, blocked, until the value is below `value` or about `ticks` timestamp ticks passed
+    /// (`hsa_signal_wait_scacquire` with `HSA_SIGNAL_CONDITION_LT`); returns the value seen last.
+    pub fn wait_below(&self, value: i64, ticks: u64) -> i64 {
+        // SAFETY: a live signal of this runtime; the condition and wait state are hsa.h enum values.
+        unsafe {
+            (self.rt.api.hsa_signal_wait_scacquire)(
+                self.handle,
+                HSA_SIGNAL_CONDITION_LT,
+                value,
+                ticks,
+                HSA_WAIT_STATE_BLOCKED,
+            )
+        }
+    }
+
+    /// Gives the signal up without destroying it: a dispatch that did not finish may still signal it.
+    pub fn leak(self) {
+        std::mem::forget(self);
+    }
+}
+
+impl Drop for Signal<'_> {
+    fn drop(&mut self) {
+        // SAFETY: made by hsa_signal_create and destroyed once; the owner leaks instead while a dispatch may
+        // still signal it.
+        unsafe { (self.rt.api.hsa_signal_destroy)(self.handle) };
+    }
+}
+
+/// A single-producer AQL queue on a GPU agent (`hsa_queue_create`), destroyed when dropped unless
+/// [`DispatchQueue::abandon`]ed. Its error callback records a failing status, which [`DispatchQueue::error`]
+/// reads.
+#[derive(Debug)]
+pub struct DispatchQueue<'r> {
+    rt: &'r Runtime,
+    queue: QueuePtr,
+    /// Where the error callback writes; leaked, since the runtime may call it as long as the queue lives.
+    error: &'static AtomicU32,
+}
+
+impl DispatchQueue<'_> {
+    /// The status the runtime reported through the queue's error callback, if it did.
+    pub fn error(&self) -> Option<Status> {
+        let s = self.error.load(Ordering::Acquire);
+        (s != 0).then_some(s)
+    }
+
+    /// Writes one 64-byte AQL packet: bytes 4..64 of `packet` into the next slot, then `header` (the packet's
+    /// first dword: header and setup) with release order so the packet processor sees a whole packet, then
+    /// rings the doorbell. Returns the packet's index; fails (writing nothing) when the ring has no free slot.
+    pub fn submit(&self, header: u32, packet: &[u8; 64]) -> Result<u64, HsaError> {
+        let api = &self.rt.api;
+        let queue = self.queue.0;
+        // SAFETY: a live queue of this runtime; `size` and `base_address` never change after creation.
+        let (size, base, doorbell) = unsafe {
+            (
+                (*queue).size,
+                (*queue).base_address.cast::<u8>(),
+                (*queue).doorbell_signal,
+            )
+        };
+        // SAFETY: reserves one packet slot of this live queue.
+        let index = unsafe { (api.hsa_queue_add_write_index_screlease)(queue, 1) };
+        // SAFETY: a live queue of this runtime.
+        let read = unsafe { (api.hsa_queue_load_read_index_scacquire)(queue) };
+        if size == 0 || index.wrapping_sub(read) >= u64::from(size) {
+            return Err(HsaError::Call {
+                call: "hsa_queue_add_write_index_screlease",
+                status: format!(
+                    "packet {index} while the packet processor reads {read}: the {size}-packet ring is full"
+                ),
+            });
+        }
+        let slot = (index % u64::from(size)) as usize;
+        // SAFETY: the ring holds `size` 64-byte packets, 64-byte aligned (hsa.h); the slot at `index` is ours
+        // (reserved above, and the processor has read every packet before it up to `size` back), so no one
+        // else writes it. The header dword goes last with release order.
+        unsafe {
+            let p = base.add(slot * 64);
+            std::ptr::copy_nonoverlapping(packet.as_ptr().add(4), p.add(4), 60);
+            AtomicU32::from_ptr(p.cast::<u32>()).store(header, Ordering::Release);
+            (api.hsa_signal_store_screlease)(doorbell, index as i64);
+        }
+        Ok(index)
+    }
+
+    /// Gives the queue up without destroying it: a dispatch on it did not finish, and the GPU may still run
+    /// it.
+    pub fn abandon(self) {
+        std::mem::forget(self);
+    }
+}
+
+impl Drop for DispatchQueue<'_> {
+    fn drop(&mut self) {
+        // SAFETY: made by hsa_queue_create and destroyed once, with no dispatch in flight (an unfinished one
+        // abandons the queue instead).
+        unsafe { (self.rt.api.hsa_queue_destroy)(self.queue.0) };
+    }
+}
+
+/// A frozen executable holding one agent's code object (`hsa_executable_create_alt`, `..._load_agent_code_object`,
+/// `..._freeze`), destroyed when dropped.
+#[derive(Debug)]
+pub struct Executable<'r> {
+    rt: &'r Runtime,
+    handle: Handle,
+}
+
+/// What a kernel symbol of an executable says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KernelSymbol {
+    /// `KERNEL_OBJECT`: the address of the kernel descriptor, which a dispatch packet names.
+    pub kernel_object: u64,
+    /// `KERNEL_KERNARG_SEGMENT_SIZE`, in bytes.
+    pub kernarg_size: u32,
+    /// `KERNEL_GROUP_SEGMENT_SIZE` (LDS), in bytes.
+    pub group_segment_size: u32,
+    /// `KERNEL_PRIVATE_SEGMENT_SIZE` (scratch per work-item), in bytes.
+    pub private_segment_size: u32,
+}
+
+/// Why [`Session::load`] made no executable.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    /// The runtime refused the code object (reading, loading or freezing it): another version may load.
+    #[error("{0}")]
+    Refused(HsaError),
+    /// The runtime failed for a reason the code object does not change.
+    #[error("{0}")]
+    Failed(HsaError),
+}
+
+impl Executable<'_> {
+    /// The kernel symbol `name` (the descriptor's name, `NAME.kd`) for `agent`.
+    pub fn kernel(&self, name: &str, agent: Handle) -> Result<KernelSymbol, HsaError> {
+        let api = &self.rt.api;
+        let failed = |call, status| HsaError::Call { call, status };
+        let c = std::ffi::CString::new(name).map_err(|_| {
+            failed(
+                "hsa_executable_get_symbol_by_name",
+                format!("the symbol name {name:?} holds a NUL"),
+            )
+        })?;
+        let mut symbol = Handle::default();
+        // SAFETY: a NUL-terminated name, a live executable and an agent handle; writes the symbol's handle.
+        let s = unsafe {
+            (api.hsa_executable_get_symbol_by_name)(self.handle, c.as_ptr(), &agent, &mut symbol)
+        };
+        if s != HSA_STATUS_SUCCESS {
+            return Err(failed(
+                "hsa_executable_get_symbol_by_name",
+                format!("`{name}`: {}", self.rt.status_text(s)),
+            ));
+        }
+        let get = api.hsa_executable_symbol_get_info;
+        let mut k = KernelSymbol {
+            kernel_object: 0,
+            kernarg_size: 0,
+            group_segment_size: 0,
+            private_segment_size: 0,
+        };
+        // SAFETY: KERNEL_OBJECT is a uint64_t, the three segment sizes uint32_t, each written into a field of
+        // that type.
+        let ok = unsafe {
+            get(
+                symbol,
+                HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_OBJECT,
+                (&mut k.kernel_object as *mut u64).cast(),
+            ) == HSA_STATUS_SUCCESS
+                && get(
+                    symbol,
+                    HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_KERNARG_SEGMENT_SIZE,
+                    (&mut k.kernarg_size as *mut u32).cast(),
+                ) == HSA_STATUS_SUCCESS
+                && get(
+                    symbol,
+                    HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_GROUP_SEGMENT_SIZE,
+                    (&mut k.group_segment_size as *mut u32).cast(),
+                ) == HSA_STATUS_SUCCESS
+                && get(
+                    symbol,
+                    HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_PRIVATE_SEGMENT_SIZE,
+                    (&mut k.private_segment_size as *mut u32).cast(),
+                ) == HSA_STATUS_SUCCESS
+        };
+        if !ok {
+            return Err(failed(
+                "hsa_executable_symbol_get_info",
+                format!("`{name}`: the runtime does not describe the kernel symbol"),
+            ));
+        }
+        Ok(k)
+    }
+}
+
+impl Drop for Executable<'_> {
+    fn drop(&mut self) {
+        // SAFETY: made by hsa_executable_create_alt and destroyed once; its owner keeps it while a dispatch of
+        // its kernels may run (an unfinished dispatch abandons its queue, not the executable, which the device
+        // keeps until it is dropped itself).
+        unsafe { (self.rt.api.hsa_executable_destroy)(self.handle) };
+    }
+}
+
+/// A code object reader, destroyed when dropped (the executable keeps what it loaded).
+struct Reader<'r> {
+    rt: &'r Runtime,
+    handle: Handle,
+}
+
+impl Drop for Reader<'_> {
+    fn drop(&mut self) {
+        // SAFETY: made by hsa_code_object_reader_create_from_memory and destroyed once.
+        unsafe { (self.rt.api.hsa_code_object_reader_destroy)(self.handle) };
+    }
+}
 
 const HSA_SYSTEM_INFO_TIMESTAMP_FREQUENCY: u32 = 3;
 const HSA_AGENT_INFO_QUEUE_MIN_SIZE: u32 = 13;
@@ -379,6 +696,16 @@ const HSA_AMD_MEMORY_POOL_INFO_SEGMENT: u32 = 0;
 const HSA_AMD_MEMORY_POOL_INFO_GLOBAL_FLAGS: u32 = 1;
 const HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_ALLOWED: u32 = 5;
 const HSA_AMD_SEGMENT_GLOBAL: u32 = 0;
+const HSA_AMD_AGENT_INFO_UCODE_VERSION: u32 = 0xA108;
+const HSA_QUEUE_TYPE_SINGLE: u32 = 1;
+const HSA_PROFILE_FULL: u32 = 1;
+const HSA_DEFAULT_FLOAT_ROUNDING_MODE_DEFAULT: u32 = 0;
+const HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_OBJECT: u32 = 22;
+const HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_KERNARG_SEGMENT_SIZE: u32 = 11;
+const HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_GROUP_SEGMENT_SIZE: u32 = 13;
+const HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_PRIVATE_SEGMENT_SIZE: u32 = 14;
+const HSA_SIGNAL_CONDITION_LT: u32 = 2;
+const HSA_WAIT_STATE_BLOCKED: u32 = 0;
 
 impl<'r> Session<'r> {
     /// The runtime.
@@ -455,6 +782,158 @@ impl<'r> Session<'r> {
         };
         self.check("hsa_agent_get_info", s)?;
         Ok(size)
+    }
+
+    /// The GPU microcode version of `agent` (`HSA_AMD_AGENT_INFO_UCODE_VERSION`), where the runtime gives it.
+    pub fn ucode_version(&self, agent: Handle) -> Option<u32> {
+        let mut v = 0u32;
+        // SAFETY: UCODE_VERSION is a uint32_t.
+        let s = unsafe {
+            (self.rt.api.hsa_agent_get_info)(
+                agent,
+                HSA_AMD_AGENT_INFO_UCODE_VERSION,
+                (&mut v as *mut u32).cast(),
+            )
+        };
+        (s == HSA_STATUS_SUCCESS).then_some(v)
+    }
+
+    /// `bytes` (at least one) from `pool`, made accessible to `agent`; 16-byte aligned or an error.
+    pub fn allocate(
+        &self,
+        pool: Handle,
+        bytes: usize,
+        agent: Handle,
+    ) -> Result<PoolMemory<'r>, HsaError> {
+        let api = &self.rt.api;
+        let bytes = bytes.max(1);
+        let mut p: *mut c_void = std::ptr::null_mut();
+        // SAFETY: writes the new allocation's address into `p`.
+        let s = unsafe { (api.hsa_amd_memory_pool_allocate)(pool, bytes, 0, &mut p) };
+        self.check("hsa_amd_memory_pool_allocate", s)?;
+        if p.is_null() {
+            return Err(HsaError::Call {
+                call: "hsa_amd_memory_pool_allocate",
+                status: format!("success with a null address for {bytes} bytes"),
+            });
+        }
+        // From here the allocation is freed when `memory` is dropped.
+        let memory = PoolMemory {
+            rt: self.rt,
+            base: p.cast(),
+            bytes,
+        };
+        // SAFETY: one agent handle, no flags (NULL), a pointer the runtime just allocated.
+        let s = unsafe { (api.hsa_amd_agents_allow_access)(1, &agent, std::ptr::null(), p) };
+        self.check("hsa_amd_agents_allow_access", s)?;
+        if p as usize % 16 != 0 {
+            return Err(HsaError::Call {
+                call: "hsa_amd_memory_pool_allocate",
+                status: format!("{p:p} is not 16-byte aligned"),
+            });
+        }
+        Ok(memory)
+    }
+
+    /// A signal with the value `initial`, any agent its consumer.
+    pub fn signal(&self, initial: i64) -> Result<Signal<'r>, HsaError> {
+        let mut handle = Handle::default();
+        // SAFETY: any consumer (0, NULL); writes the signal's handle.
+        let s =
+            unsafe { (self.rt.api.hsa_signal_create)(initial, 0, std::ptr::null(), &mut handle) };
+        self.check("hsa_signal_create", s)?;
+        Ok(Signal {
+            rt: self.rt,
+            handle,
+        })
+    }
+
+    /// A single-producer queue of `size` packets (a power of two) on `agent`, with the runtime's default
+    /// private and group segment limits.
+    pub fn queue(&self, agent: Handle, size: u32) -> Result<DispatchQueue<'r>, HsaError> {
+        let error: &'static AtomicU32 = Box::leak(Box::new(AtomicU32::new(0)));
+        let mut queue: *mut Queue = std::ptr::null_mut();
+        // SAFETY: the callback reads `data` as the leaked AtomicU32, which lives for the process; u32::MAX
+        // segment limits ask for the runtime's defaults; writes the queue's address.
+        let s = unsafe {
+            (self.rt.api.hsa_queue_create)(
+                agent,
+                size,
+                HSA_QUEUE_TYPE_SINGLE,
+                Some(queue_error_flag),
+                (error as *const AtomicU32).cast_mut().cast(),
+                u32::MAX,
+                u32::MAX,
+                &mut queue,
+            )
+        };
+        self.check("hsa_queue_create", s)?;
+        if queue.is_null() {
+            return Err(HsaError::Call {
+                call: "hsa_queue_create",
+                status: "success with a null queue".into(),
+            });
+        }
+        Ok(DispatchQueue {
+            rt: self.rt,
+            queue: QueuePtr(queue),
+            error,
+        })
+    }
+
+    /// Loads the code object `code` for `agent` into a new frozen executable (the full profile, the default
+    /// rounding mode).
+    pub fn load(&self, code: &[u8], agent: Handle) -> Result<Executable<'r>, LoadError> {
+        let api = &self.rt.api;
+        let mut reader = Handle::default();
+        // SAFETY: `code` outlives the reader, which `Reader` destroys at the end of this function.
+        let s = unsafe {
+            (api.hsa_code_object_reader_create_from_memory)(
+                code.as_ptr().cast(),
+                code.len(),
+                &mut reader,
+            )
+        };
+        self.check("hsa_code_object_reader_create_from_memory", s)
+            .map_err(LoadError::Refused)?;
+        let _reader = Reader {
+            rt: self.rt,
+            handle: reader,
+        };
+        let mut handle = Handle::default();
+        // SAFETY: no options (NULL); writes the executable's handle.
+        let s = unsafe {
+            (api.hsa_executable_create_alt)(
+                HSA_PROFILE_FULL,
+                HSA_DEFAULT_FLOAT_ROUNDING_MODE_DEFAULT,
+                std::ptr::null(),
+                &mut handle,
+            )
+        };
+        self.check("hsa_executable_create_alt", s)
+            .map_err(LoadError::Failed)?;
+        let exec = Executable {
+            rt: self.rt,
+            handle,
+        };
+        let mut loaded_object = Handle::default();
+        // SAFETY: live handles made above; no options; writes the loaded object's handle.
+        let s = unsafe {
+            (api.hsa_executable_load_agent_code_object)(
+                exec.handle,
+                agent,
+                reader,
+                std::ptr::null(),
+                &mut loaded_object,
+            )
+        };
+        self.check("hsa_executable_load_agent_code_object", s)
+            .map_err(LoadError::Refused)?;
+        // SAFETY: the live executable made above; no options.
+        let s = unsafe { (api.hsa_executable_freeze)(exec.handle, std::ptr::null()) };
+        self.check("hsa_executable_freeze", s)
+            .map_err(LoadError::Refused)?;
+        Ok(exec)
     }
 
     /// The runtime's version (`HSA_SYSTEM_INFO_VERSION_MAJOR`.`MINOR`: the HSA specification it implements).

@@ -274,6 +274,7 @@ unsafe extern "C" fn queue_destroy(q: *mut Queue) -> Status {
     let id = unsafe { (*q).doorbell_signal.handle };
     with(|f| {
         if f.queues.remove(&id).is_some() {
+            f.signals.remove(&id);
             OK
         } else {
             INVALID_ARGUMENT
@@ -903,8 +904,15 @@ fn hsa_rows_equal_the_models_id_for_id_in_both_wave_sizes() {
         assert_eq!(f.dispatched, t.cases().len());
         assert!(f.allocations.is_empty(), "every buffer is freed");
         assert!(
-            f.executables.is_empty() && f.queues.is_empty(),
-            "the device cleans up"
+            f.executables.is_empty()
+                && f.queues.is_empty()
+                && f.signals.is_empty()
+                && f.readers.is_empty(),
+            "the device cleans up: executables {}, queues {}, signals {}, readers {}",
+            f.executables.len(),
+            f.queues.len(),
+            f.signals.len(),
+            f.readers.len()
         );
     });
 }
@@ -977,6 +985,12 @@ operands = [["shift"]]
     with(|f| {
         assert_eq!(f.hung, 1);
         assert_eq!(f.queues_made, 2, "a new queue after the abandoned one");
+        // The GPU may still run the abandoned dispatch: its queue, completion signal and buffers (two arrays
+        // and the kernel arguments) stay; the second queue, its signal and its buffers are gone with the device.
+        assert_eq!(f.queues.len(), 1, "the abandoned queue is left alone");
+        assert_eq!(f.signals.len(), 2, "its doorbell and completion signal");
+        assert_eq!(f.allocations.len(), 3, "its buffers");
+        assert!(f.executables.is_empty() && f.readers.is_empty());
     });
     // In order (one job at a time): the hung first chunk, then the second on a new queue, whose rows are
     // written: lanes 64..70 copy their input.
