@@ -1,25 +1,47 @@
 //! The backends this build can run, chosen by name on the command line.
 //!
 //! DESIGN.md names three: `model` (the reference model), `vulkan[:NAME]` (recompiler and driver on a Vulkan
-//! device) and `hsa` (a real AMD GPU through ROCr). `hsa` is not in this build yet: asking for it by name is
-//! an error with that reason, and `all` runs what exists and says what it left out ([`Resolved::missing`]),
-//! so nobody reads a model-only run as a hardware result. `all` also says when no Vulkan device was found.
+//! device) and `hsa[:NAME]` (a real RDNA GPU through ROCr, `oracle_runner::dispatch`: `oracle-v1` kernels of
+//! the GPU's own target only, every other job unsupported with its reason). `all` runs the model, every Vulkan
+//! device and the ROCr GPU where each exists, and says what it could not run and why ([`Resolved::missing`]),
+//! so nobody reads a model-only run as a hardware result.
 
 use measurements::job::Backend;
 
 pub use crate::vulkan::VulkanBackend;
 pub use reference_model::exec::{Limits, ModelBackend};
 
-/// Backends DESIGN.md defines that this build lacks, with the reason (what `--backend all` cannot run).
-pub const NOT_IN_BUILD: [(&str, &str); 1] =
-    [("hsa", "the ROCr/HSA runtime crate does not exist yet")];
-
 /// What the `--backend` values resolved to.
 pub struct Resolved {
     /// The backends to run, in the order asked, each once.
     pub backends: Vec<Box<dyn Backend>>,
-    /// Backends `all` stands for that this run lacks: (name, reason).
+    /// Backends `all` stands for that this run could not open: (name, reason).
     pub missing: Vec<(String, String)>,
+}
+
+/// The agent selector of an `hsa` or `hsa:NAME` backend name (as [`vulkan_selector`]).
+pub fn hsa_selector(name: &str) -> Result<Option<&str>, String> {
+    match name.split_once(':') {
+        None if name == "hsa" => Ok(None),
+        Some(("hsa", sel)) if !sel.is_empty() => Ok(Some(sel)),
+        Some(("hsa", _)) => Err(format!(
+            "backend `{name}`: name a GPU after `hsa:` (its ISA name, e.g. gfx1030; `oracle agents` lists them)"
+        )),
+        _ => Err(format!("backend `{name}` is not hsa or hsa:NAME")),
+    }
+}
+
+/// Opens the RDNA GPU `selector` names (the first when `None`) through the ROCr library that
+/// `ORACLE_HSA_LIB` names, or the system's `libhsa-runtime64.so.1`; a dispatch that runs longer than
+/// `limits.wall_clock` (default 10 s) is abandoned.
+pub fn open_hsa(selector: Option<&str>, limits: Limits) -> Result<Box<dyn Backend>, String> {
+    use oracle_runner::{dispatch, hsa};
+    let name = selector.map_or("hsa".to_string(), |s| format!("hsa:{s}"));
+    let rt = hsa::Runtime::load(&hsa::library_path(None)).map_err(|e| format!("{name}: {e}"))?;
+    let timeout = limits.wall_clock.unwrap_or(dispatch::DEFAULT_TIMEOUT);
+    let device = dispatch::Device::open_for_process(rt, selector, timeout)
+        .map_err(|e| format!("{name}: {e}"))?;
+    Ok(Box::new(device))
 }
 
 /// The device selector of a `vulkan` or `vulkan:NAME` backend name: `None` for the default device, the NAME
@@ -67,6 +89,7 @@ pub fn resolve(names: &[String], limits: Limits) -> Result<Resolved, String> {
                 ))
             }
             ("vulkan", _) => add(vulkan(vulkan_selector(n)?)?, &mut out),
+            ("hsa", _) => add(open_hsa(hsa_selector(n)?, limits)?, &mut out),
             ("all", None) => {
                 add(Box::new(ModelBackend { limits }), &mut out);
                 match driver::list_devices() {
@@ -82,20 +105,14 @@ pub fn resolve(names: &[String], limits: Limits) -> Result<Resolved, String> {
                         .missing
                         .push(("vulkan".into(), format!("no Vulkan devices: {e}"))),
                 }
-                for (name, why) in NOT_IN_BUILD {
-                    if !out.missing.iter().any(|(m, _)| m == name) {
-                        out.missing.push((name.to_string(), why.to_string()));
-                    }
+                match open_hsa(None, limits) {
+                    Ok(b) => add(b, &mut out),
+                    Err(e) => out.missing.push(("hsa".into(), e)),
                 }
             }
             _ => {
-                if let Some((_, why)) = NOT_IN_BUILD.iter().find(|(k, _)| *k == kind) {
-                    return Err(format!(
-                        "backend `{n}` is not available in this build: {why} (use `model`, `vulkan` or `all`)"
-                    ));
-                }
                 return Err(format!(
-                    "unknown backend `{n}` (model, vulkan, vulkan:NAME, hsa, all)"
+                    "unknown backend `{n}` (model, vulkan, vulkan:NAME, hsa, hsa:NAME, all)"
                 ));
             }
         }

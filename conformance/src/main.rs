@@ -63,8 +63,10 @@ Backends: `model` (the reference model); `vulkan` (the recompiler on lavapipe, o
 `vulkan:NAME` (on the device whose name contains NAME; --list-devices shows them). What the recompiler does
 not translate (f64, packed and mixed-precision f16, transcendentals, float atomics, ...) is refused by `vulkan`
 with the instruction and the reason (counted unsupported). lavapipe ends every shader loop after 65535 iterations:
-a job that runs longer per invocation is refused there, never reported finished. `hsa` is not in this build:
-naming it exits 2. `all` runs the model and every Vulkan device and says on stderr what it left out.
+a job that runs longer per invocation is refused there, never reported finished. `hsa` (`hsa:NAME`) runs
+`oracle-v1` rows of the GPU's own target on an RDNA GPU through ROCr (ORACLE_HSA_LIB names the library;
+exit 2 naming what is missing: the library, /dev/kfd, an RDNA agent); other rows are unsupported there. `all`
+runs the model, every Vulkan device and the RDNA GPU where each exists, and says on stderr what it left out.
 
 PM4: `--via pm4` writes every job as a PM4 command buffer for a compute queue (`pm4-graphics`: the graphics
 ring), which the driver's command processor decodes and runs, its dispatch on the chosen backend; the rows and
@@ -98,7 +100,8 @@ struct Cli {
     #[arg(long = "measurements", value_name = "DIR")]
     measurements: Vec<PathBuf>,
     /// Backend: model, vulkan (lavapipe or the only device), vulkan:NAME (the device whose name contains NAME),
-    /// hsa or all (the model and every Vulkan device); repeatable. Default: model.
+    /// hsa (an RDNA GPU through ROCr), hsa:NAME (the RDNA agent whose name contains NAME) or all (the model,
+    /// every Vulkan device and the RDNA GPU, where each exists); repeatable. Default: model.
     #[arg(long = "backend", value_name = "NAME")]
     backends: Vec<String>,
     /// Only suites whose name matches this pattern (see Patterns below); repeatable.
@@ -356,8 +359,8 @@ struct JsonOutput<'a> {
     known_differences_file: Option<String>,
     /// IDs of that file that match no loaded row.
     stale_known_ids: &'a [String],
-    /// Backends `all` stood for that this build lacks.
-    backends_not_in_build: Vec<NotInBuild<'a>>,
+    /// Backends `all` stood for that this run could not open, with the reason.
+    backends_not_run: Vec<NotRun<'a>>,
     /// The limits every job ran under.
     limits: JsonLimits,
     /// How the jobs reached the backends: `direct`, `pm4` or `pm4-graphics` (`--via`).
@@ -365,7 +368,7 @@ struct JsonOutput<'a> {
 }
 
 #[derive(Serialize)]
-struct NotInBuild<'a> {
+struct NotRun<'a> {
     name: &'a str,
     reason: &'a str,
 }
@@ -503,7 +506,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             .map(|(n, why)| format!("{n} ({why})"))
             .collect();
         out::warn(&format!(
-            "conformance: --backend all runs {}; not in this build: {}",
+            "conformance: --backend all runs {}; could not run: {}",
             names.join(", "),
             missing.join("; ")
         ));
@@ -584,10 +587,10 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             summary: &summary,
             known_differences_file: known_file.as_ref().map(|p| p.display().to_string()),
             stale_known_ids: &stale,
-            backends_not_in_build: resolved
+            backends_not_run: resolved
                 .missing
                 .iter()
-                .map(|(name, reason)| NotInBuild { name, reason })
+                .map(|(name, reason)| NotRun { name, reason })
                 .collect(),
             limits: JsonLimits {
                 wave_instructions: limits.instructions,

@@ -155,6 +155,43 @@ impl<'a> Device<'a> {
         })
     }
 
+    /// Opens an RDNA agent of `rt` for the rest of the process (what `conformance --backend hsa` keeps): the
+    /// runtime and its session are leaked, never shut down, so the device may be boxed as any backend.
+    /// `selector` picks the agent whose ISA or product name contains it (case-insensitive); `None` the first.
+    pub fn open_for_process(
+        rt: crate::hsa::Runtime,
+        selector: Option<&str>,
+        timeout: Duration,
+    ) -> Result<Device<'static>, HsaError> {
+        let rt: &'static crate::hsa::Runtime = Box::leak(Box::new(rt));
+        let session = rt.init()?;
+        let agents = session.rdna_agents()?;
+        let agent = match selector {
+            None => agents[0].clone(),
+            Some(want) => {
+                let want = want.to_ascii_lowercase();
+                agents
+                    .iter()
+                    .find(|a| {
+                        a.name.to_ascii_lowercase().contains(&want)
+                            || a.product.to_ascii_lowercase().contains(&want)
+                    })
+                    .cloned()
+                    .ok_or_else(|| HsaError::NoSuchAgent {
+                        want: want.clone(),
+                        agents: agents
+                            .iter()
+                            .map(|a| format!("{} ({})", a.name, a.product))
+                            .collect::<Vec<_>>()
+                            .join(", "),
+                    })?
+            }
+        };
+        // Leaked only once an agent is chosen: a failed open shuts the runtime down again.
+        let session: &'static Session<'static> = Box::leak(Box::new(session));
+        Device::open(session, &agent, timeout)
+    }
+
     /// The agent.
     pub fn agent(&self) -> &Agent {
         &self.gpu

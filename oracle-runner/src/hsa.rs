@@ -203,6 +203,14 @@ pub enum HsaError {
         /// The GPU agents, by name.
         agents: String,
     },
+    /// No RDNA agent has the name asked for.
+    #[error("no RDNA GPU agent is named like `{want}`: the runtime lists {agents}")]
+    NoSuchAgent {
+        /// What was asked for.
+        want: String,
+        /// The RDNA agents, by ISA and product name.
+        agents: String,
+    },
 }
 
 /// One agent the runtime lists.

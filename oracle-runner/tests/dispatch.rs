@@ -513,6 +513,8 @@ unsafe extern "C" fn symbol_get_info(s: Handle, attr: u32, value: *mut c_void) -
 unsafe extern "C" fn executable_destroy(e: Handle) -> Status {
     with(|f| {
         if f.executables.remove(&e.handle).is_some() {
+            // Its symbols go with it.
+            f.symbols.retain(|_, (owner, _)| *owner != e.handle);
             OK
         } else {
             INVALID_ARGUMENT
@@ -1098,4 +1100,69 @@ fn buffer_templates_set_up_their_arrays_and_v_sharps_as_the_model_does() {
         !l0[5..7].contains(&0xa5a5_a5a5),
         "lanes 0 and 1 store in lane 0's slot"
     );
+}
+
+/// `conformance --backend hsa` opens its GPU with [`Device::open_for_process`]: through the stand-in, the rows
+/// `oracle collect --backend hsa` wrote verify bit for bit on the model and on the GPU, a bundled peer suite
+/// (another ABI, another target) is unsupported there with the reason, and an agent name that matches none is
+/// an error listing the agents.
+#[test]
+fn conformance_verifies_collected_rows_on_the_hsa_backend() {
+    if !have_llvm_mc() {
+        return;
+    }
+    let _g = setup(false);
+    let tmp = tempfile::tempdir().unwrap();
+    let (s, hw, _dry, _) = both(
+        &template("cross-lane"),
+        tmp.path(),
+        dispatch::DEFAULT_TIMEOUT,
+        false,
+        2,
+    );
+    assert!(s.failed.is_empty() && s.rows > 0, "{:?}", s.failed);
+    let stand_in = || hsa::Runtime::with_api(api(), Path::new("stand-in"));
+    let e = Device::open_for_process(stand_in(), Some("gfx1013"), dispatch::DEFAULT_TIMEOUT)
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        e,
+        "no RDNA GPU agent is named like `gfx1013`: the runtime lists gfx1036 (Stand-in Radeon)"
+    );
+    for selector in [None, Some("GFX1036"), Some("stand-in radeon")] {
+        let device =
+            Device::open_for_process(stand_in(), selector, dispatch::DEFAULT_TIMEOUT).unwrap();
+        assert_eq!(device.name(), "hsa:gfx1036");
+        let peer =
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../measurements/data/peer-read-lane");
+        let ds = Dataset::load(&[hw.clone(), peer]).unwrap();
+        let backends: Vec<Box<dyn Backend>> = vec![
+            Box::new(reference_model::exec::ModelBackend::default()),
+            Box::new(device),
+        ];
+        let v = conformance::verify(&ds, &backends, &conformance::Options::default(), |_| {});
+        let on = |b: usize, suite: &str| {
+            v.backends[b]
+                .suites
+                .iter()
+                .find(|x| x.suite == suite)
+                .unwrap_or_else(|| panic!("{suite} on {}", v.backends[b].name))
+                .counts
+        };
+        let collected = on(1, "oracle-cross-lane");
+        assert!(collected.cells > 0);
+        assert_eq!(
+            collected,
+            on(0, "oracle-cross-lane"),
+            "the GPU as the model"
+        );
+        assert_eq!(collected.matched, collected.cells, "{collected:?}");
+        let peer = on(1, "peer-read-lane");
+        assert_eq!(peer.unsupported, peer.cells, "{peer:?}");
+        assert!(peer.cells > 0 && on(0, "peer-read-lane").matched == peer.cells);
+    }
+    with(|f| {
+        assert!(f.allocations.is_empty(), "every buffer is freed");
+        assert!(f.queues.is_empty() && f.executables.is_empty());
+    });
 }
