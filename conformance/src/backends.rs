@@ -61,6 +61,19 @@ pub fn vulkan_selector(name: &str) -> Result<Option<&str>, String> {
 /// or the only Vulkan device), `vulkan:NAME` (the device whose name contains NAME, case-insensitive) and
 /// `all` (the model and every Vulkan device found). No value means `model`.
 pub fn resolve(names: &[String], limits: Limits) -> Result<Resolved, String> {
+    resolve_with(names, limits, PIPELINE_CACHE)
+}
+
+/// How many pipelines a Vulkan backend keeps between jobs by default (the driver's default).
+pub const PIPELINE_CACHE: usize = 64;
+
+/// [`resolve`], each Vulkan backend keeping up to `pipelines` pipelines between jobs: `fuzz` keeps none,
+/// since no module of its runs twice and a lavapipe pipeline of a fuzz batch holds tens of MiB.
+pub fn resolve_with(
+    names: &[String],
+    limits: Limits,
+    pipelines: usize,
+) -> Result<Resolved, String> {
     let names: Vec<&str> = if names.is_empty() {
         vec!["model"]
     } else {
@@ -77,7 +90,7 @@ pub fn resolve(names: &[String], limits: Limits) -> Result<Resolved, String> {
         }
     };
     let vulkan = |sel: Option<&str>| -> Result<Box<dyn Backend>, String> {
-        Ok(Box::new(VulkanBackend::open(sel, limits)?))
+        Ok(Box::new(VulkanBackend::open_with(sel, limits, pipelines)?))
     };
     for n in names {
         let kind = n.split_once(':').map_or(n, |(k, _)| k);

@@ -887,7 +887,10 @@ fn fuzz(
     let next = AtomicU64::new(0);
     let stop = AtomicBool::new(false);
     let (tx, rx) = std::sync::mpsc::channel::<(u64, Result<fz::Report, String>)>();
-    let open = || backends::resolve(&names, Limits::default()).map(|r| r.backends);
+    // No pipeline is kept between batches: no module runs twice, and on lavapipe two workers' caches grew to
+    // 5.7 GB.
+    let resolve = |names: &[String]| backends::resolve_with(names, Limits::default(), 0);
+    let open = || resolve(&names).map(|r| r.backends);
     // A batch the host fails (fz::Stop::Host) runs again once on backends opened afresh (a timed-out job
     // leaves its Vulkan context unusable); failing again, it is counted apart, not compared.
     let work = |mut all: Vec<Box<dyn measurements::Backend>>, tx: std::sync::mpsc::Sender<_>| {
@@ -947,7 +950,8 @@ fn fuzz(
             let work = &work;
             let names = &names;
             let stop = &stop;
-            scope.spawn(move || match backends::resolve(names, Limits::default()) {
+            let resolve = &resolve;
+            scope.spawn(move || match resolve(names) {
                 Ok(r) => work(r.backends, tx),
                 Err(e) => {
                     stop.store(true, Ordering::Relaxed);

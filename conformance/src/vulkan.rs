@@ -41,7 +41,26 @@ impl VulkanBackend {
         selector: Option<&str>,
         limits: reference_model::exec::Limits,
     ) -> Result<VulkanBackend, String> {
-        let ctx = Context::open(selector).map_err(|e| format!("vulkan backend: {e}"))?;
+        VulkanBackend::open_with(
+            selector,
+            limits,
+            driver::OpenOptions::default().pipeline_cache_capacity,
+        )
+    }
+
+    /// [`VulkanBackend::open`], keeping up to `pipelines` pipelines between jobs (0: each job builds its own
+    /// and destroys it after).
+    pub fn open_with(
+        selector: Option<&str>,
+        limits: reference_model::exec::Limits,
+        pipelines: usize,
+    ) -> Result<VulkanBackend, String> {
+        let ctx = Context::open_with(&driver::OpenOptions {
+            selector,
+            pipeline_cache_capacity: pipelines,
+            ..driver::OpenOptions::default()
+        })
+        .map_err(|e| format!("vulkan backend: {e}"))?;
         let info = ctx.info();
         let options = Options {
             shared_bytes: info.limits.max_compute_shared_memory_size,
@@ -57,6 +76,11 @@ impl VulkanBackend {
             options,
             timeout: limits.wall_clock.unwrap_or(Duration::MAX),
         })
+    }
+
+    /// How many pipelines its context keeps now.
+    pub fn cached_pipelines(&self) -> usize {
+        self.ctx.cached_pipelines()
     }
 
     /// The device's full name.

@@ -1329,3 +1329,31 @@ fn cndmask_source_modifiers_and_operandless_forms_match_the_model() {
         4,
     );
 }
+
+/// A backend opened with no pipeline cache (as `fuzz` opens its workers) keeps nothing between jobs and gives
+/// the same results; the default one keeps the job's pipeline.
+#[test]
+fn a_backend_without_a_pipeline_cache_keeps_no_pipeline() {
+    if !have_llvm_mc() {
+        return;
+    }
+    let Some(cached) = vulkan() else { return };
+    let uncached =
+        conformance::vulkan::VulkanBackend::open_with(None, Limits::default(), 0).unwrap();
+    let j = job(
+        &asm(32, "v_mul_u32_u24 v1, v0, 3\nv_lshlrev_b32 v2, 2, v0\nbuffer_store_dword v1, v2, s[4:7], 0 offen\ns_endpgm"),
+        32,
+        32,
+        (1, 1),
+        |l| vec![l],
+    );
+    let a = cached.run(&j).unwrap();
+    let b = uncached.run(&j).unwrap();
+    let want: Vec<u32> = (0..32).map(|l| 3 * l).collect();
+    assert_eq!(a.array("out").unwrap(), &want[..]);
+    assert_eq!(b.array("out").unwrap(), &want[..]);
+    assert_eq!(
+        (cached.cached_pipelines(), uncached.cached_pipelines()),
+        (1, 0)
+    );
+}
