@@ -809,6 +809,7 @@ pub(crate) fn compile(
     let lii = e.builtin_input(u32t, spirv::BuiltIn::LocalInvocationIndex);
     let mem = e.storage_buffer(layout::BIND_MEM, "guest_memory");
     let info = e.storage_buffer(layout::BIND_INFO, "launch_info");
+    e.opaque_source = Some(info);
     let status = e.storage_buffer(layout::BIND_STATUS, "status");
     let waves = shape.waves();
     let xch = e.workgroup_array(SLOTS * SLOT_WORDS, "exchange");

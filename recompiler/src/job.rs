@@ -22,7 +22,7 @@ pub struct Prepared {
     pub module: Module,
     /// Binding [`layout::BIND_MEM`]: every region's bytes at its offset.
     pub memory: Vec<u8>,
-    /// Binding [`layout::BIND_INFO`]: the user SGPRs, as words.
+    /// Binding [`layout::BIND_INFO`]: the user SGPRs, as words, then [`layout::INFO_ZERO`].
     pub info: Vec<u32>,
     /// Bytes of binding [`layout::BIND_LDS`] (at least 4: a binding cannot be empty).
     pub lds_bytes: u32,
@@ -112,7 +112,8 @@ pub fn prepare(job: &Job, options: Options) -> Result<Prepared, BackendError> {
         call_helpers: options.call_helpers,
     };
     let mut memory = Vec::new();
-    let mut info = vec![0u32; 16];
+    // The user SGPRs, then INFO_ZERO (0).
+    let mut info = vec![0u32; layout::INFO_WORDS as usize];
     for (i, &u) in user_sgprs.iter().enumerate() {
         info[layout::INFO_USER as usize + i] = u;
     }

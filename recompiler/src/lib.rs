@@ -132,6 +132,12 @@ pub mod layout {
     pub const BIND_LDS: u32 = 3;
     /// Launch info word of the first user SGPR (16 words).
     pub const INFO_USER: u32 = 0;
+    /// Launch info word the host sets to 0, which [`crate::spv::Emit::opaque`] ORs into a value so that the
+    /// host compiler never sees it as the constant it is (a `v_bfi_b32` mask; a select between +-1.0 and a
+    /// zero of the other sign): two lavapipe bugs, README "Host limits and host bugs worked around".
+    pub const INFO_ZERO: u32 = 16;
+    /// Words of launch info.
+    pub const INFO_WORDS: u32 = 17;
     /// Status kind: the job ran to its end.
     pub const OK: u32 = 0;
     /// Status kind: an access outside every region (words 1..3: pc, address lo, address hi).

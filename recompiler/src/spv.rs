@@ -136,6 +136,9 @@ pub struct Emit {
     pub call_helpers: bool,
     /// The f32 type, once a host float operation used it.
     f32_type: Option<Word>,
+    /// The launch info buffer, whose word [`crate::layout::INFO_ZERO`] the host sets to 0: what
+    /// [`Emit::opaque`] reads. `None` in modules without one (constants then stay as they are).
+    pub opaque_source: Option<Array>,
 }
 
 /// A helper function the module calls: emitted once, called wherever its code would have been inlined
@@ -195,6 +198,7 @@ impl Emit {
             loop_cut: None,
             loop_sites: 0,
             outlined: Vec::new(),
+            opaque_source: None,
             host_floats: false,
             speculate: None,
             speculated: false,
@@ -772,6 +776,40 @@ impl Emit {
         self.res(Op::ExtInst, t, &ops[..2 + args.len()])
     }
 
+    /// `v` OR-ed with a zero the host compiler cannot see through (a launch-info word), so that it never
+    /// rewrites `v` as the constant it is. Two host bugs need it: lavapipe's LLVM 15 selects an AVX-512
+    /// ternlog with a constant operand wrongly (llvm-project issue 157929), and Mesa's NIR matches an integer
+    /// select between +-1.0 and +-0.0 bit patterns as a float select and rewrites it with the zero's sign
+    /// lost (README, "Host limits").
+    pub fn opaque(&mut self, v: Sv) -> Sv {
+        let Some(info) = self.opaque_source else {
+            return v;
+        };
+        let k = self.c32(crate::layout::INFO_ZERO);
+        let p = self.elem(info, k);
+        let z = self.load32(p);
+        let z = if v.ty == Ty::I64 { self.zext(z) } else { z };
+        self.bin(Bin::Or, v, z)
+    }
+
+    /// Whether a select between the constants `a` and `b` is one that Mesa's NIR turns into a bool-to-float
+    /// conversion with the zero's sign wrong: one of them +-1.0, the other a zero of the other sign (NIR
+    /// compares its patterns' float constants by value, so -0.0 matches 0.0 and the rewrite makes +0.0, and
+    /// the -1.0 pattern's -0.0 matches +0.0 and makes -0.0). Seen on lavapipe with `v_cubetc_f32`
+    /// (conformance/fuzz-regressions/seed-9303-batch-879-program-7.toml).
+    fn zero_sign_select(&self, a: Sv, b: Sv) -> bool {
+        let (Some(x), Some(y)) = (self.known(a), self.known(b)) else {
+            return false;
+        };
+        let (x, y, sign, one) = match (x, y) {
+            (Val::W(x), Val::W(y)) => (u64::from(x), u64::from(y), 1u64 << 31, 0x3f80_0000u64),
+            (Val::D(x), Val::D(y)) => (x, y, 1u64 << 63, 0x3ff0_0000_0000_0000),
+            _ => return false,
+        };
+        let risky = |z: u64, o: u64| z & !sign == 0 && o & !sign == one && (z ^ o) & sign != 0;
+        risky(x, y) || risky(y, x)
+    }
+
     /// The value of `v` if it is a constant.
     fn known(&self, v: Sv) -> Option<Val> {
         if self.class(v.id) != CONST {
@@ -970,6 +1008,11 @@ impl Lower for Emit {
             _ if a == b => return a,
             _ => {}
         }
+        let a = if self.zero_sign_select(a, b) {
+            self.opaque(a)
+        } else {
+            a
+        };
         self.res(Op::Select, a.ty, &[c.id, a.id, b.id])
     }
     fn band(&mut self, a: Sv, b: Sv) -> Sv {
@@ -1062,5 +1105,48 @@ impl Lower for Emit {
             e.store(var, v);
         });
         self.load(var, fast.ty)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_selects_between_one_and_a_zero_of_the_other_sign_are_hidden() {
+        let mut e = Emit::new();
+        let mut risky = |x: u64, y: u64, wide: bool| {
+            let (a, b) = if wide {
+                (e.k64(x), e.k64(y))
+            } else {
+                (e.k32(x as u32), e.k32(y as u32))
+            };
+            e.zero_sign_select(a, b)
+        };
+        // The v_cubetc_f32 case and its mirror images, in f32 and f64.
+        assert!(risky(0x8000_0000, 0x3f80_0000, false));
+        assert!(risky(0x3f80_0000, 0x8000_0000, false));
+        assert!(risky(0, 0xbf80_0000, false));
+        assert!(risky(0x8000_0000_0000_0000, 0x3ff0_0000_0000_0000, true));
+        assert!(risky(0, 0xbff0_0000_0000_0000, true));
+        // NIR's own rewrites of these are exact; other constants match no pattern.
+        assert!(!risky(0, 0x3f80_0000, false));
+        assert!(!risky(0x8000_0000, 0xbf80_0000, false));
+        assert!(!risky(0x8000_0000, 0x4000_0000, false));
+        assert!(!risky(1, 0x3f80_0000, false));
+        assert!(!risky(0x8000_0000, 0x3f80_0000, true));
+    }
+
+    #[test]
+    fn an_opaque_value_is_no_constant_where_the_module_has_launch_info() {
+        let mut e = Emit::new();
+        let k = e.k32(39);
+        assert_eq!(e.opaque(k), k, "no launch info: the constant stays");
+        e.opaque_source = Some(e.storage_buffer(crate::layout::BIND_INFO, "launch_info"));
+        for v in [e.k32(39), e.k64(1 << 40)] {
+            let o = e.opaque(v);
+            assert_eq!(o.ty, v.ty);
+            assert!(e.known(o).is_none(), "{v:?} is still a constant");
+        }
     }
 }
