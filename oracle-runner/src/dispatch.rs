@@ -281,10 +281,15 @@ impl<'a> Device<'a> {
             )));
         }
         if job.target != self.gpu.name {
-            return Err(BackendError::InvalidJob(format!(
-                "the job is for {} and this GPU is {}",
-                job.target, self.gpu.name
-            )));
+            // Rows of another chip (or of a family name such as `rdna2`) are that chip's measurements: a GPU
+            // reproduces its own.
+            return Err(BackendError::Unsupported {
+                instruction: format!("kernel `{}` for {}", k.name, job.target),
+                reason: format!(
+                    "this GPU is {}; the hsa backend runs the rows of its own target only",
+                    self.gpu.name
+                ),
+            });
         }
         let (args, values) = kernarg_args(k).map_err(BackendError::InvalidJob)?;
         Ok(KernelSpec {

@@ -1159,6 +1159,25 @@ fn conformance_verifies_collected_rows_on_the_hsa_backend() {
         assert_eq!(collected.matched, collected.cells, "{collected:?}");
         let peer = on(1, "peer-read-lane");
         assert_eq!(peer.unsupported, peer.cells, "{peer:?}");
+        // The same kernel for another chip: unsupported, with the reason.
+        let suite = &ds.suites["oracle-cross-lane"];
+        let job = measurements::Job {
+            suite: "oracle-cross-lane".into(),
+            kernel: std::sync::Arc::new(suite.kernels.kernels[0].clone()),
+            target: "gfx1030".into(),
+            mode: FloatMode::TITLE,
+            dispatch: "0000000000000000".into(),
+            lanes: vec![(0, vec![0; 2])],
+            independent_groups: false,
+            addresses: None,
+        };
+        match backends[1].run(&job) {
+            Err(measurements::BackendError::Unsupported { reason, .. }) => assert_eq!(
+                reason,
+                "this GPU is gfx1036; the hsa backend runs the rows of its own target only"
+            ),
+            other => panic!("{other:?}"),
+        }
         assert!(peer.cells > 0 && on(0, "peer-read-lane").matched == peer.cells);
     }
     with(|f| {
