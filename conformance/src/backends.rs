@@ -21,13 +21,20 @@ pub struct Resolved {
 
 /// The agent selector of an `hsa` or `hsa:NAME` backend name (as [`vulkan_selector`]).
 pub fn hsa_selector(name: &str) -> Result<Option<&str>, String> {
+    selector(
+        name,
+        "hsa",
+        "a GPU after `hsa:` (its ISA name, e.g. gfx1030; `oracle agents` lists them)",
+    )
+}
+
+/// The NAME of `KIND:NAME`, `None` for a bare `KIND`; an empty NAME is an error that asks for `what`.
+fn selector<'a>(name: &'a str, kind: &str, what: &str) -> Result<Option<&'a str>, String> {
     match name.split_once(':') {
-        None if name == "hsa" => Ok(None),
-        Some(("hsa", sel)) if !sel.is_empty() => Ok(Some(sel)),
-        Some(("hsa", _)) => Err(format!(
-            "backend `{name}`: name a GPU after `hsa:` (its ISA name, e.g. gfx1030; `oracle agents` lists them)"
-        )),
-        _ => Err(format!("backend `{name}` is not hsa or hsa:NAME")),
+        None if name == kind => Ok(None),
+        Some((k, sel)) if k == kind && !sel.is_empty() => Ok(Some(sel)),
+        Some((k, _)) if k == kind => Err(format!("backend `{name}`: name {what}")),
+        _ => Err(format!("backend `{name}` is not {kind} or {kind}:NAME")),
     }
 }
 
@@ -47,14 +54,11 @@ pub fn open_hsa(selector: Option<&str>, limits: Limits) -> Result<Box<dyn Backen
 /// The device selector of a `vulkan` or `vulkan:NAME` backend name: `None` for the default device, the NAME
 /// otherwise; any other name, or an empty NAME, is an error.
 pub fn vulkan_selector(name: &str) -> Result<Option<&str>, String> {
-    match name.split_once(':') {
-        None if name == "vulkan" => Ok(None),
-        Some(("vulkan", sel)) if !sel.is_empty() => Ok(Some(sel)),
-        Some(("vulkan", _)) => Err(format!(
-            "backend `{name}`: name a device after `vulkan:` (see --list-devices)"
-        )),
-        _ => Err(format!("backend `{name}` is not vulkan or vulkan:NAME")),
-    }
+    selector(
+        name,
+        "vulkan",
+        "a device after `vulkan:` (see --list-devices)",
+    )
 }
 
 /// Resolves `--backend` values to backends, each running jobs under `limits`: `model`, `vulkan` (lavapipe,
