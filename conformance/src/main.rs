@@ -258,6 +258,10 @@ enum Sub {
         /// earlier one of the same seed stopped: batch `K` holds programs `K * batch ..`.
         #[arg(long, value_name = "K", default_value_t = 0)]
         first_batch: u64,
+        /// The instruction set the programs are drawn from and run as: gfx1013 (the PS5 GPU) or gfx1030 (RDNA
+        /// 2, adding its dot products and legacy FMAs). A seed's stream differs per target.
+        #[arg(long, value_parser = ["gfx1013", "gfx1030"], default_value = "gfx1013")]
+        target: String,
     },
     /// Run `fuzz --save` regression files on the backends (the first is the reference; default model and
     /// vulkan) and say for each whether they agree now. Exit 1 when one still differs.
@@ -451,8 +455,11 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             jobs,
             time_limit,
             first_batch,
+            target,
         }) => {
             let wave = wave.map(|w| if w == "64" { 64 } else { 32 });
+            let target = reference_model::isa::Target::from_name(&target)
+                .ok_or_else(|| format!("--target {target}: gfx1013 or gfx1030"))?;
             return fuzz(
                 &backends,
                 seed,
@@ -464,6 +471,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                 jobs as usize,
                 time_limit.map(std::time::Duration::from_secs),
                 first_batch,
+                target,
             );
         }
         None => {}
@@ -845,6 +853,7 @@ fn fuzz(
     jobs: usize,
     time_limit: Option<std::time::Duration>,
     first_batch: u64,
+    target: reference_model::isa::Target,
 ) -> Result<ExitCode, String> {
     use conformance::fuzz as fz;
     use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -910,8 +919,18 @@ fn fuzz(
                 let others: Vec<&dyn measurements::Backend> =
                     all[1..].iter().map(|b| b.as_ref()).collect();
                 let mut r = fz::Report::default();
-                res = fz::run_batch(reference, &others, seed, i, size(j), wave, rw, &mut r)
-                    .map(|()| r);
+                res = fz::run_batch(
+                    reference,
+                    &others,
+                    seed,
+                    i,
+                    size(j),
+                    wave,
+                    target,
+                    rw,
+                    &mut r,
+                )
+                .map(|()| r);
                 let Err(fz::Stop::Host(_)) = &res else {
                     break;
                 };
@@ -1010,10 +1029,15 @@ fn fuzz(
     }
     let secs = t0.elapsed().as_secs_f64();
     let mut text = format!(
-        "fuzz seed {seed}: {} programs in {} batches on {}{}: {} compared, {} refused, {} divergences; {:.1} s ({:.1} programs/s)\n",
+        "fuzz seed {seed}: {} programs in {} batches on {}{}{}: {} compared, {} refused, {} divergences; {:.1} s ({:.1} programs/s)\n",
         report.programs,
         done,
         who.join(", "),
+        if target == reference_model::isa::Target::Gfx1013 {
+            String::new()
+        } else {
+            format!(" ({})", target.name())
+        },
         if metamorphic { " (metamorphic)" } else { "" },
         report.compared,
         report.refused.values().sum::<u64>(),

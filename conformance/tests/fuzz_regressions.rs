@@ -7,6 +7,7 @@ mod common;
 use conformance::fuzz::{self, Regression, Report, Rewrite};
 use measurements::job::Backend;
 use reference_model::exec::ModelBackend;
+use reference_model::isa::Target;
 
 #[test]
 fn saved_regressions_agree() {
@@ -56,6 +57,7 @@ fn a_seeded_smoke_run_finds_no_divergence() {
             i,
             12,
             wave,
+            Target::Gfx1013,
             Rewrite::default(),
             &mut report,
         )
@@ -68,9 +70,45 @@ fn a_seeded_smoke_run_finds_no_divergence() {
         exec_wrap: true,
         rename: true,
     };
-    fuzz::run_batch(&model, &[&vulkan], 20261202, 3, 12, None, rw, &mut report).unwrap();
-    assert_eq!(report.programs, 48);
-    assert!(report.compared >= 44, "{report:?}");
+    fuzz::run_batch(
+        &model,
+        &[&vulkan],
+        20261202,
+        3,
+        12,
+        None,
+        Target::Gfx1013,
+        rw,
+        &mut report,
+    )
+    .unwrap();
+    // gfx1030's programs (its dot products and legacy FMAs among the rest), plain and rewritten.
+    fuzz::run_batch(
+        &model,
+        &[&vulkan],
+        20261207,
+        0,
+        12,
+        None,
+        Target::Gfx1030,
+        Rewrite::default(),
+        &mut report,
+    )
+    .unwrap();
+    fuzz::run_batch(
+        &model,
+        &[&vulkan],
+        20261207,
+        1,
+        12,
+        None,
+        Target::Gfx1030,
+        rw,
+        &mut report,
+    )
+    .unwrap();
+    assert_eq!(report.programs, 72);
+    assert!(report.compared >= 66, "{report:?}");
     assert!(report.divergences.is_empty(), "{:#?}", report.divergences);
 }
 
@@ -84,6 +122,17 @@ fn a_bad_regression_file_is_an_error() {
         .unwrap(),
     )
     .unwrap();
+    // Written before targets were recorded: gfx1013's.
+    assert_eq!(r.target, "gfx1013");
+    assert_eq!(r.job().unwrap().target, "gfx1013");
+    r.target = "gfx1030".into();
+    assert_eq!(r.job().unwrap().target, "gfx1030");
+    r.target = "gfx900".into();
+    assert_eq!(
+        r.job().unwrap_err(),
+        "target `gfx900` is not gfx1013 or gfx1030"
+    );
+    r.target = "gfx1013".into();
     r.inputs.pop();
     assert!(r.job().unwrap_err().contains("lanes"));
     r.inputs.push("zz".into());

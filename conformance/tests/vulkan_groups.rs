@@ -6,6 +6,7 @@ mod common;
 use conformance::fuzz::{self, Rewrite};
 use measurements::job::{Backend, BackendError};
 use reference_model::exec::ModelBackend;
+use reference_model::isa::Target;
 use std::sync::Arc;
 
 #[test]
@@ -16,9 +17,9 @@ fn independent_workgroups_give_the_models_results() {
     let model = ModelBackend::default();
     for seed in 1..=4u64 {
         let wave = Some(if seed % 2 == 0 { 64 } else { 32 });
-        let b = fuzz::batch(seed, 0, 16, wave);
-        let words = fuzz::kernel_words(&b.programs, b.wave, Rewrite::default()).unwrap();
-        let job = fuzz::job(&words, b.wave, 16, b.mode, &b.inputs);
+        let b = fuzz::batch(seed, 0, 16, wave, Target::Gfx1013);
+        let words = fuzz::kernel_words(&b.programs, b.wave, Rewrite::default(), b.target).unwrap();
+        let job = fuzz::job(&words, b.wave, 16, b.mode, &b.inputs, b.target);
         assert!(job.independent_groups);
         // The same job one workgroup after another: on lavapipe, whose invocations stop after 65,535 loop
         // iterations in all, several programs in one invocation are refused (hence the parallel runs).

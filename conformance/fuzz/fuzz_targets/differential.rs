@@ -1,5 +1,6 @@
 //! Long differential runs under libFuzzer: the input's first eight bytes are a `conformance fuzz` seed; the
-//! batch of four programs it generates runs on the model and on the default Vulkan device, and a divergence
+//! batch of four programs it generates (gfx1030's when byte 9 is odd, else gfx1013's; byte 8 odd: metamorphic)
+//! runs on the model and on the default Vulkan device, and a divergence
 //! aborts with the minimised program. libFuzzer's coverage of the recompiler and the model steers the seeds.
 //! `cargo +nightly fuzz run differential` (in `conformance/`).
 
@@ -9,6 +10,7 @@ use conformance::fuzz::{run_batch, Report, Rewrite};
 use conformance::vulkan::VulkanBackend;
 use libfuzzer_sys::fuzz_target;
 use reference_model::exec::{Limits, ModelBackend};
+use reference_model::isa::Target;
 
 thread_local! {
     static VULKAN: VulkanBackend =
@@ -32,7 +34,14 @@ fuzz_target!(|data: &[u8]| {
     VULKAN.with(|vulkan| {
         let model = ModelBackend::default();
         let mut report = Report::default();
-        run_batch(&model, &[vulkan], seed, 0, 4, None, rw, &mut report).expect("the batch builds");
+        // Odd bytes at 9 draw gfx1030's programs, even ones gfx1013's.
+        let target = if data.get(9).is_some_and(|b| b & 1 == 1) {
+            Target::Gfx1030
+        } else {
+            Target::Gfx1013
+        };
+        run_batch(&model, &[vulkan], seed, 0, 4, None, target, rw, &mut report)
+            .expect("the batch builds");
         if let Some(d) = report.divergences.first() {
             panic!(
                 "divergence: {} on {}, mode {}, wave{}\n{}\n{}",
