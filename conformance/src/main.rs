@@ -241,7 +241,7 @@ enum Sub {
         /// require the reference's plain results from them, on every backend the reference included.
         #[arg(long)]
         metamorphic: bool,
-        /// Write each minimised divergence as a regression file (TOML) into this folder.
+        /// Write each minimised divergence as a regression file (TOML) into this folder (made if missing).
         #[arg(long, value_name = "DIR")]
         save: Option<PathBuf>,
         /// Batches run at a time, each worker with backends of its own (its own Vulkan device context, so the
@@ -862,8 +862,15 @@ fn fuzz(
     } else {
         names.to_vec()
     };
-    if let Some(d) = save.filter(|d| !d.is_dir()) {
-        return Err(format!("--save: folder {} does not exist", d.display()));
+    // Made before the run, so a path that cannot be a folder does not cost the run first.
+    if let Some(d) = save {
+        if d.exists() && !d.is_dir() {
+            return Err(format!(
+                "--save {}: exists and is not a folder",
+                d.display()
+            ));
+        }
+        std::fs::create_dir_all(d).map_err(|e| format!("--save {}: {e}", d.display()))?;
     }
     // Backends opened once to check the arguments and name the run before anything starts.
     let first = backends::resolve(&names, Limits::default())?.backends;

@@ -211,3 +211,22 @@ fn fuzz_first_batch_continues_the_stream() {
         "{text}"
     );
 }
+
+/// `--save` makes its folder (a missing one cost a whole device run once) and refuses a file, before any
+/// batch runs.
+#[test]
+fn fuzz_save_makes_its_folder_and_refuses_a_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("a/b");
+    fuzz_model_seed3(&["--save", dir.to_str().unwrap()]);
+    assert!(dir.is_dir());
+    let file = tmp.path().join("f");
+    std::fs::write(&file, "x").unwrap();
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_conformance"))
+        .args(["fuzz", "--backend", "model", "--metamorphic", "--save"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("exists and is not a folder"));
+}
