@@ -49,20 +49,6 @@ fn a_seeded_smoke_run_finds_no_divergence() {
     };
     let model = ModelBackend::default();
     let mut report = Report::default();
-    for (i, wave) in [(0, Some(32)), (1, Some(64)), (2, None)] {
-        fuzz::run_batch(
-            &model,
-            &[&vulkan],
-            20261202,
-            i,
-            12,
-            wave,
-            Target::Gfx1013,
-            Rewrite::default(),
-            &mut report,
-        )
-        .unwrap();
-    }
     // The metamorphic form too: rewritten programs on both backends against the model's plain results.
     let rw = Rewrite {
         vop3: true,
@@ -70,43 +56,31 @@ fn a_seeded_smoke_run_finds_no_divergence() {
         exec_wrap: true,
         rename: true,
     };
-    fuzz::run_batch(
-        &model,
-        &[&vulkan],
-        20261202,
-        3,
-        12,
-        None,
-        Target::Gfx1013,
-        rw,
-        &mut report,
-    )
-    .unwrap();
-    // gfx1030's programs (its dot products and legacy FMAs among the rest), plain and rewritten.
-    fuzz::run_batch(
-        &model,
-        &[&vulkan],
-        20261207,
-        0,
-        12,
-        None,
-        Target::Gfx1030,
-        Rewrite::default(),
-        &mut report,
-    )
-    .unwrap();
-    fuzz::run_batch(
-        &model,
-        &[&vulkan],
-        20261207,
-        1,
-        12,
-        None,
-        Target::Gfx1030,
-        rw,
-        &mut report,
-    )
-    .unwrap();
+    let plain = Rewrite::default();
+    // (seed, batch, wave, target, rewrite): gfx1013 in both wave sizes and rewritten, and gfx1030's programs
+    // (its dot products and legacy FMAs among the rest), plain and rewritten.
+    let runs = [
+        (20261202, 0, Some(32), Target::Gfx1013, plain),
+        (20261202, 1, Some(64), Target::Gfx1013, plain),
+        (20261202, 2, None, Target::Gfx1013, plain),
+        (20261202, 3, None, Target::Gfx1013, rw),
+        (20261207, 0, None, Target::Gfx1030, plain),
+        (20261207, 1, None, Target::Gfx1030, rw),
+    ];
+    for (seed, i, wave, target, rw) in runs {
+        fuzz::run_batch(
+            &model,
+            &[&vulkan],
+            seed,
+            i,
+            12,
+            wave,
+            target,
+            rw,
+            &mut report,
+        )
+        .unwrap();
+    }
     assert_eq!(report.programs, 72);
     assert!(report.compared >= 66, "{report:?}");
     assert!(report.divergences.is_empty(), "{:#?}", report.divergences);
