@@ -65,11 +65,12 @@ pub fn vulkan_selector(name: &str) -> Result<Option<&str>, String> {
 /// or the only Vulkan device), `vulkan:NAME` (the device whose name contains NAME, case-insensitive) and
 /// `all` (the model and every Vulkan device found). No value means `model`.
 pub fn resolve(names: &[String], limits: Limits) -> Result<Resolved, String> {
-    resolve_with(names, limits, PIPELINE_CACHE)
+    resolve_with(
+        names,
+        limits,
+        driver::OpenOptions::default().pipeline_cache_capacity,
+    )
 }
-
-/// How many pipelines a Vulkan backend keeps between jobs by default (the driver's default).
-pub const PIPELINE_CACHE: usize = 64;
 
 /// [`resolve`], each Vulkan backend keeping up to `pipelines` pipelines between jobs: `fuzz` keeps none,
 /// since no module of its runs twice and a lavapipe pipeline of a fuzz batch holds tens of MiB.

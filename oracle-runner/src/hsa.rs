@@ -392,16 +392,6 @@ impl PoolMemory<'_> {
         self.base as u64
     }
 
-    /// Its size in bytes, as asked for.
-    pub fn len(&self) -> usize {
-        self.bytes
-    }
-
-    /// Whether it holds no bytes (never: an allocation has at least one).
-    pub fn is_empty(&self) -> bool {
-        self.bytes == 0
-    }
-
     fn check(&self, offset: usize, dwords: usize) {
         assert!(
             offset

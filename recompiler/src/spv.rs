@@ -778,9 +778,9 @@ impl Emit {
 
     /// `v` OR-ed with a zero the host compiler cannot see through (a launch-info word), so that it never
     /// rewrites `v` as the constant it is. Two host bugs need it: lavapipe's LLVM 15 selects an AVX-512
-    /// ternlog with a constant operand wrongly (llvm-project issue 157929), and Mesa's NIR matches an integer
-    /// select between +-1.0 and +-0.0 bit patterns as a float select and rewrites it with the zero's sign
-    /// lost (README, "Host limits").
+    /// ternlog with a constant operand wrongly (llvm-project issue 157929), and lavapipe loses the zero's
+    /// sign in an integer select between +-1.0 and +-0.0 bit patterns (README, "Host limits and host bugs
+    /// worked around").
     pub fn opaque(&mut self, v: Sv) -> Sv {
         let Some(info) = self.opaque_source else {
             return v;
@@ -792,11 +792,12 @@ impl Emit {
         self.bin(Bin::Or, v, z)
     }
 
-    /// Whether a select between the constants `a` and `b` is one that Mesa's NIR turns into a bool-to-float
-    /// conversion with the zero's sign wrong: one of them +-1.0, the other a zero of the other sign (NIR
-    /// compares its patterns' float constants by value, so -0.0 matches 0.0 and the rewrite makes +0.0, and
-    /// the -1.0 pattern's -0.0 matches +0.0 and makes -0.0). Seen on lavapipe with `v_cubetc_f32`
-    /// (conformance/fuzz-regressions/seed-9303-batch-879-program-7.toml).
+    /// Whether a select between the constants `a` and `b` is one lavapipe gets wrong: one of them +-1.0, the
+    /// other a zero of the other sign. Seen with `v_cubetc_f32`
+    /// (conformance/fuzz-regressions/seed-9303-batch-879-program-7.toml: +0.0 for -0.0). The cause is
+    /// inferred, not traced in Mesa's source: NIR matching its patterns' float constants by value (-0.0 as
+    /// 0.0) and rewriting such a select as a bool-to-float conversion, which would also turn the +0.0 of a
+    /// select with -1.0 into -0.0; both sign mixes are covered.
     fn zero_sign_select(&self, a: Sv, b: Sv) -> bool {
         let (Some(x), Some(y)) = (self.known(a), self.known(b)) else {
             return false;
