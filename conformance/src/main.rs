@@ -862,6 +862,17 @@ fn fuzz(
     } else {
         names.to_vec()
     };
+    // Program numbers are u64 (a regression names its batch): a range past 2^64 would wrap onto other programs.
+    if first_batch
+        .checked_mul(batch as u64)
+        .and_then(|s| s.checked_add(count))
+        .is_none()
+    {
+        return Err(format!(
+            "--first-batch {first_batch} with --batch {batch} and --count {count}: the programs would run past \
+             the stream's end (2^64 programs)"
+        ));
+    }
     // Made before the run, so a path that cannot be a folder does not cost the run first.
     if let Some(d) = save {
         if d.exists() && !d.is_dir() {

@@ -204,3 +204,35 @@ fn fuzz_save_makes_its_folder_and_refuses_a_file() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("exists and is not a folder"));
 }
+
+#[test]
+fn fuzz_refuses_a_range_past_the_streams_end() {
+    let run = |first: &str, batch: &str| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_conformance"))
+            .args([
+                "fuzz",
+                "--backend",
+                "model",
+                "--metamorphic",
+                "--count",
+                "16",
+            ])
+            .args(["--first-batch", first, "--batch", batch])
+            .output()
+            .unwrap()
+    };
+    // 2^60 - 1 batches of 16 start 16 programs before 2^64: the last batch would wrap to program 0.
+    let o = run("1152921504606846975", "16");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("past the stream's end"));
+    let o = run("1152921504606846974", "16");
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("18446744073709551584..18446744073709551600")
+    );
+}
