@@ -814,11 +814,26 @@ fn fuzz_replay(names: &[String], files: &[PathBuf]) -> Result<ExitCode, String> 
     let mut text = String::new();
     for (f, job, origin) in &jobs {
         let want = all[0].run(job);
+        // An error on either side differs in no lane: say what each gave instead.
+        let gave =
+            |name: String, r: &Result<measurements::JobOutput, measurements::BackendError>| match r
+            {
+                Ok(_) => format!("{name} ran it"),
+                Err(e) => format!("{name}: {e}"),
+            };
         for b in &all[1..] {
-            let v = fz::compare(&want, &b.run(job));
-            let what = match &v {
+            let got = b.run(job);
+            let what = match fz::compare(&want, &got) {
                 fz::Verdict::Same => "agree".to_string(),
                 fz::Verdict::Refused(why) => format!("refused: {why}"),
+                fz::Verdict::Differ(lanes) if lanes.is_empty() => {
+                    differ += 1;
+                    format!(
+                        "DIFFER ({}; {})",
+                        gave(all[0].name(), &want),
+                        gave(b.name(), &got)
+                    )
+                }
                 fz::Verdict::Differ(lanes) => {
                     differ += 1;
                     format!("DIFFER in {} lanes", lanes.len())

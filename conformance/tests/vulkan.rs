@@ -54,15 +54,26 @@ fn an_endless_loop_under_the_default_budget_ends_typed() {
         return;
     }
     let Some(vulkan) = vulkan() else { return };
-    let j = job(&asm(32, LOOP), 32, 32, (1, 1), |l| vec![l]);
-    match vulkan.run(&j) {
-        // A device without a loop limit runs the million instructions.
-        Err(BackendError::Timeout { instructions, .. }) => assert!(instructions >= 1_000_000),
-        // lavapipe stops the module's loop first: the job is refused, never reported as finished.
-        Err(BackendError::Unsupported { reason, .. }) => {
-            assert!(reason.contains("65535"), "{reason}")
+    // One wave, then two waves of a workgroup (on lavapipe their invocations part at the scheduler's
+    // barriers once the host cuts a loop, and the ones left waiting never finish), in both wave sizes.
+    for (wave, threads) in [(32, 32), (32, 64), (64, 128)] {
+        let j = job(&asm(wave, LOOP), wave, threads, (1, 1), |l| vec![l]);
+        match vulkan.run(&j) {
+            // A device without a loop limit runs the million instructions.
+            Err(BackendError::Timeout { instructions, .. }) => {
+                assert!(instructions >= 1_000_000)
+            }
+            // lavapipe stops the module's loop first: the job is refused, never reported as finished.
+            Err(BackendError::Unsupported { reason, .. }) => {
+                assert!(
+                    reason.contains("65535"),
+                    "wave{wave}, {threads} lanes: {reason}"
+                )
+            }
+            other => panic!(
+                "wave{wave}, {threads} lanes: expected a timeout or a refusal, got {other:?}"
+            ),
         }
-        other => panic!("expected a timeout or a refusal, got {other:?}"),
     }
 }
 
