@@ -236,3 +236,54 @@ fn fuzz_refuses_a_range_past_the_streams_end() {
         String::from_utf8_lossy(&o.stdout).contains("18446744073709551584..18446744073709551600")
     );
 }
+
+/// `fuzz` keeps Mesa's disk shader cache off unless the environment asks for it: with the variable unset
+/// the cache folder gets no entry, with it set to false by the user (the control) it does.
+#[test]
+fn fuzz_leaves_the_disk_shader_cache_alone() {
+    if common::vulkan().is_none() {
+        return;
+    }
+    let entries = |disable: Option<&str>| {
+        let home = tempfile::tempdir().unwrap();
+        let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_conformance"));
+        c.args(["fuzz", "--backend", "model", "--backend", "vulkan"])
+            .args(["--seed", "3", "--count", "2", "--batch", "2"])
+            .env("XDG_CACHE_HOME", home.path())
+            .env("HOME", home.path())
+            .env_remove("MESA_SHADER_CACHE_DISABLE");
+        if let Some(v) = disable {
+            c.env("MESA_SHADER_CACHE_DISABLE", v);
+        }
+        let o = c.output().unwrap();
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        walk(home.path())
+    };
+    assert_eq!(entries(None), 0);
+    assert!(
+        entries(Some("false")) > 0,
+        "the control wrote no cache entry"
+    );
+}
+
+/// Files under `dir`, recursively.
+fn walk(dir: &std::path::Path) -> usize {
+    std::fs::read_dir(dir)
+        .map(|rd| {
+            rd.map(|e| {
+                let p = e.unwrap().path();
+                if p.is_dir() {
+                    walk(&p)
+                } else {
+                    1
+                }
+            })
+            .sum()
+        })
+        .unwrap_or(0)
+}
