@@ -94,7 +94,7 @@ fn guest_words(turns: u32, steps: u32, threads: u32) -> Result<Vec<u32>, String>
     w.extend(enc::vop1(T, Op::VMovB32, 20, Src::lit(A))?);
     w.extend(enc::vop1(T, Op::VMovB32, 21, Src::lit(B))?);
     w.extend(enc::sopp(T, Op::SWaitcnt, 0)?);
-    let turns = u16::try_from(turns).map_err(|_| "--turns: at most 65535".to_string())?;
+    let turns = u16::try_from(turns).map_err(|_| format!("--turns {turns}: at most 65535"))?;
     w.extend(enc::sopk(T, Op::SMovkI32, 18, turns)?);
     let mut body = Vec::new();
     for _ in 0..steps {
@@ -180,20 +180,62 @@ fn inputs(n: usize, special_every: u32) -> Vec<[u32; 4]> {
         .collect()
 }
 
+/// Workgroups at most: every Vulkan device dispatches 65,535 in X (`maxComputeWorkGroupCount`), as the GLSL
+/// versions do.
+pub const MAX_GROUPS: u32 = 65_535;
+
+/// Why `s` cannot run, naming the option: the guest's loop counter is 16 bits, and a wave must end within the
+/// model's default budget (the model checks the first workgroups).
+pub fn check(s: &Settings) -> Result<(), String> {
+    if !(1..=MAX_GROUPS).contains(&s.groups) {
+        return Err(format!(
+            "--groups {}: 1 to {MAX_GROUPS} (the GLSL versions dispatch them in X, which every Vulkan device \
+             allows up to 65,535)",
+            s.groups
+        ));
+    }
+    if s.check_groups > s.groups {
+        return Err(format!(
+            "--check-groups {} is more than --groups {}",
+            s.check_groups, s.groups
+        ));
+    }
+    if s.repeats == 0 {
+        return Err("--repeats 0: at least one run of each version".into());
+    }
+    if !(1..=64).contains(&s.steps) {
+        return Err(format!("--steps {}: 1 to 64", s.steps));
+    }
+    if !(1..=2).contains(&s.waves) {
+        return Err(format!("--waves {}: 1 or 2", s.waves));
+    }
+    if !(1..=u16::MAX as u32).contains(&s.turns) {
+        return Err(format!(
+            "--turns {}: 1 to 65535 (the guest's loop counter is s_movk_i32's 16 bits)",
+            s.turns
+        ));
+    }
+    let per_wave = wave_instructions(s.turns, s.steps);
+    let budget = Limits::default().instructions;
+    if per_wave > budget {
+        return Err(format!(
+            "--turns {} with --steps {}: a wave would execute {per_wave} instructions, more than the \
+             {budget} the model, which checks the first workgroups, allows one wave",
+            s.turns, s.steps
+        ));
+    }
+    Ok(())
+}
+
+/// The instructions a wave of the guest kernel executes: per turn 8 float instructions a step and the
+/// counter's three, and the frame's ten.
+fn wave_instructions(turns: u32, steps: u32) -> u64 {
+    turns as u64 * (8 * steps as u64 + 3) + 10
+}
+
 /// Runs the three versions on `backend`'s device.
 pub fn run(backend: &VulkanBackend, s: Settings) -> Result<Vec<Figure>, String> {
-    if s.groups == 0
-        || s.repeats == 0
-        || s.check_groups > s.groups
-        || !(1..=64).contains(&s.steps)
-        || !(1..=2).contains(&s.waves)
-    {
-        return Err(
-            "--groups and --repeats must be positive, --steps 1 to 64, --check-groups at most \
-             --groups, --waves 1 or 2"
-                .into(),
-        );
-    }
+    check(&s)?;
     let threads = 32 * s.waves;
     let per = THREADS / threads;
     let lanes = (s.groups * THREADS) as usize;
@@ -279,6 +321,71 @@ pub fn run(backend: &VulkanBackend, s: Settings) -> Result<Vec<Figure>, String> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn settings_out_of_range_are_named() {
+        let ok = Settings {
+            groups: 8,
+            turns: 1000,
+            steps: 4,
+            repeats: 1,
+            check_groups: 4,
+            special_every: 0,
+            waves: 2,
+        };
+        assert_eq!(check(&ok), Ok(()));
+        let bad = |f: fn(&mut Settings), want: &str| {
+            let mut s = ok;
+            f(&mut s);
+            let e = check(&s).unwrap_err();
+            assert!(e.contains(want), "{e}");
+        };
+        bad(|s| s.groups = 0, "--groups 0");
+        bad(|s| s.groups = u32::MAX, "--groups 4294967295");
+        bad(
+            |s| s.check_groups = 9,
+            "--check-groups 9 is more than --groups 8",
+        );
+        bad(|s| s.repeats = 0, "--repeats 0");
+        bad(|s| s.steps = 65, "--steps 65");
+        bad(|s| s.waves = 3, "--waves 3");
+        bad(|s| s.turns = 0, "--turns 0");
+        bad(|s| s.turns = 65_536, "--turns 65536");
+        // The budget's edge: 1941 turns of 64 steps fit in 1,000,000 instructions, 1942 do not.
+        bad(
+            |s| (s.steps, s.turns) = (64, 1942),
+            "a wave would execute 1000140 instructions",
+        );
+        let mut s = ok;
+        (s.steps, s.turns) = (64, 1941);
+        assert_eq!(check(&s), Ok(()));
+    }
+
+    #[test]
+    fn a_wave_executes_the_instructions_the_check_counts() {
+        let data = inputs(THREADS as usize, 0);
+        for (turns, steps) in [(1, 1), (3, 2), (5, 7)] {
+            let words = guest_words(turns, steps, THREADS).unwrap();
+            let n = wave_instructions(turns, steps);
+            let run = |instructions| {
+                ModelBackend {
+                    limits: Limits {
+                        instructions,
+                        ..Limits::default()
+                    },
+                }
+                .run(&guest_job(&words, 1, THREADS, &data))
+            };
+            assert!(
+                run(n).is_ok(),
+                "{turns} turns, {steps} steps: {n} is too few"
+            );
+            assert!(
+                run(n - 1).is_err(),
+                "{turns} turns, {steps} steps: {n} is too many"
+            );
+        }
+    }
 
     #[test]
     fn the_guest_kernel_decodes_and_the_model_runs_it_like_the_formula() {

@@ -641,13 +641,15 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
     })
 }
 
-/// `conformance sweep`.
+/// `conformance bench-gpu`.
 fn bench_gpu(
     backend: &str,
     no_host_floats: bool,
     call_helpers: bool,
     s: conformance::bench_gpu::Settings,
 ) -> Result<ExitCode, String> {
+    // Before the device opens: a bad option costs nothing.
+    conformance::bench_gpu::check(&s)?;
     let selector =
         backends::vulkan_selector(backend).map_err(|e| format!("bench-gpu --backend: {e}"))?;
     let b = conformance::vulkan::VulkanBackend::open(
@@ -713,6 +715,7 @@ fn bench_gpu(
     })
 }
 
+/// `conformance sweep`.
 fn sweep(
     op: &str,
     mode: &str,
