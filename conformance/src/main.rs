@@ -829,7 +829,11 @@ fn fuzz_replay(names: &[String], files: &[PathBuf]) -> Result<ExitCode, String> 
     };
     let all = backends::resolve(&names, Limits::default())?.backends;
     if all.len() < 2 {
-        return Err("fuzz-replay needs two backends (the first is the reference)".into());
+        return Err(format!(
+            "fuzz-replay needs two different backends (the first is the reference); `{}` name one ({})",
+            names.join(", "),
+            all.first().map_or("none".into(), |b| b.name())
+        ));
     }
     let mut differ = 0;
     let mut text = String::new();
@@ -923,7 +927,12 @@ fn fuzz(
     let first = backends::resolve(&names, Limits::default())?.backends;
     if first.len() < 2 && !metamorphic {
         return Err(
-            "fuzz needs two backends (the first is the reference), or --metamorphic".into(),
+            format!(
+                "fuzz needs two different backends (the first is the reference), or --metamorphic; `{}` name \
+                 one ({})",
+                names.join(", "),
+                first.first().map_or("none".into(), |b| b.name())
+            ),
         );
     }
     let who: Vec<String> = first.iter().map(|b| b.name()).collect();

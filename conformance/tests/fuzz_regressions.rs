@@ -287,3 +287,26 @@ fn walk(dir: &std::path::Path) -> usize {
         })
         .unwrap_or(0)
 }
+
+#[test]
+fn one_backend_named_twice_is_refused_with_what_it_named() {
+    let regression = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fuzz-regressions/seed-1-batch-7-program-21.toml");
+    for args in [
+        vec!["fuzz", "--count", "1"],
+        vec!["fuzz-replay", regression.to_str().unwrap()],
+    ] {
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_conformance"))
+            .args(&args)
+            .args(["--backend", "model", "--backend", "model"])
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        let e = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            e.contains("needs two different backends")
+                && e.contains("`model, model` name one (model)"),
+            "{args:?}: {e}"
+        );
+    }
+}
