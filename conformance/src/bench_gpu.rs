@@ -216,12 +216,21 @@ pub fn check(s: &Settings) -> Result<(), String> {
         ));
     }
     let per_wave = wave_instructions(s.turns, s.steps);
-    let budget = Limits::default().instructions;
-    if per_wave > budget {
+    let limits = Limits::default();
+    if per_wave > limits.instructions {
         return Err(format!(
             "--turns {} with --steps {}: a wave would execute {per_wave} instructions, more than the \
-             {budget} the model, which checks the first workgroups, allows one wave",
-            s.turns, s.steps
+             {} the model, which checks the first workgroups, allows one wave",
+            s.turns, s.steps, limits.instructions
+        ));
+    }
+    // Every 64 lanes are two wave32 waves, whatever --waves groups them into.
+    let checked = per_wave * 2 * s.check_groups as u64;
+    if checked > limits.dispatch_instructions {
+        return Err(format!(
+            "--check-groups {} with --turns {} and --steps {}: the model would execute {checked} \
+             instructions, more than the {} it allows one dispatch",
+            s.check_groups, s.turns, s.steps, limits.dispatch_instructions
         ));
     }
     Ok(())
@@ -359,6 +368,11 @@ mod tests {
         let mut s = ok;
         (s.steps, s.turns) = (64, 1941);
         assert_eq!(check(&s), Ok(()));
+        // 50 groups of two such waves are 99,962,500 instructions for the model, 51 are too many.
+        (s.groups, s.check_groups) = (64, 50);
+        assert_eq!(check(&s), Ok(()));
+        s.check_groups = 51;
+        assert!(check(&s).unwrap_err().contains("--check-groups 51"));
     }
 
     #[test]
