@@ -794,10 +794,11 @@ impl Emit {
 
     /// Whether a select between the constants `a` and `b` is one lavapipe gets wrong: one of them +-1.0, the
     /// other a zero of the other sign. Seen with `v_cubetc_f32`
-    /// (conformance/fuzz-regressions/seed-9303-batch-879-program-7.toml: +0.0 for -0.0). The cause is
-    /// inferred, not traced in Mesa's source: NIR matching its patterns' float constants by value (-0.0 as
-    /// 0.0) and rewriting such a select as a bool-to-float conversion, which would also turn the +0.0 of a
-    /// select with -1.0 into -0.0; both sign mixes are covered.
+    /// (conformance/fuzz-regressions/seed-9303-batch-879-program-7.toml: +0.0 for -0.0). Mesa's NIR rewrites
+    /// `bcsel(a, 1.0, 0.0)` as `b2f(a)` and `bcsel(a, -1.0, -0.0)` as `fneg(b2f(a))` and compares a pattern's
+    /// float constant by value, so -0.0 matches 0.0 (pop-os/mesa 6570a15662e7, Mesa 22.3.5:
+    /// `src/compiler/nir/nir_opt_algebraic.py`'s `bcsel@32`/`bcsel@64` rules, `nir_search.c`'s `match_value`);
+    /// both sign mixes are covered. The emitter has no 16-bit types, so the `bcsel@16` rules cannot match.
     fn zero_sign_select(&self, a: Sv, b: Sv) -> bool {
         let (Some(x), Some(y)) = (self.known(a), self.known(b)) else {
             return false;
