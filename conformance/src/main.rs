@@ -801,6 +801,15 @@ fn no_disk_shader_caches() {
     }
 }
 
+/// What `names` came to when they resolved to fewer than two backends (`model, model` name one).
+fn named_one(names: &[String], got: &[Box<dyn measurements::Backend>]) -> String {
+    format!(
+        "`{}` name one ({})",
+        names.join(", "),
+        got.first().map_or("none".into(), |b| b.name())
+    )
+}
+
 /// `conformance fuzz-replay`.
 fn fuzz_replay(names: &[String], files: &[PathBuf]) -> Result<ExitCode, String> {
     use conformance::fuzz as fz;
@@ -830,9 +839,8 @@ fn fuzz_replay(names: &[String], files: &[PathBuf]) -> Result<ExitCode, String> 
     let all = backends::resolve(&names, Limits::default())?.backends;
     if all.len() < 2 {
         return Err(format!(
-            "fuzz-replay needs two different backends (the first is the reference); `{}` name one ({})",
-            names.join(", "),
-            all.first().map_or("none".into(), |b| b.name())
+            "fuzz-replay needs two different backends (the first is the reference); {}",
+            named_one(&names, &all)
         ));
     }
     let mut differ = 0;
@@ -926,14 +934,10 @@ fn fuzz(
     // Backends opened once to check the arguments and name the run before anything starts.
     let first = backends::resolve(&names, Limits::default())?.backends;
     if first.len() < 2 && !metamorphic {
-        return Err(
-            format!(
-                "fuzz needs two different backends (the first is the reference), or --metamorphic; `{}` name \
-                 one ({})",
-                names.join(", "),
-                first.first().map_or("none".into(), |b| b.name())
-            ),
-        );
+        return Err(format!(
+            "fuzz needs two different backends (the first is the reference), or --metamorphic; {}",
+            named_one(&names, &first)
+        ));
     }
     let who: Vec<String> = first.iter().map(|b| b.name()).collect();
     // Backends are not `Send`: every worker opens its own.
