@@ -116,8 +116,8 @@ fn a_bad_regression_file_is_an_error() {
 /// `conformance fuzz --backend model --metamorphic --seed 3 --count 22` with `more` arguments: its stdout, after
 /// a successful exit.
 fn fuzz_model_seed3(more: &[&str]) -> String {
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_conformance"))
-        .args([
+    let o = cli(&[
+        &[
             "fuzz",
             "--backend",
             "model",
@@ -126,10 +126,10 @@ fn fuzz_model_seed3(more: &[&str]) -> String {
             "3",
             "--count",
             "22",
-        ])
-        .args(more)
-        .output()
-        .unwrap();
+        ],
+        more,
+    ]
+    .concat());
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     String::from_utf8(o.stdout).unwrap()
 }
@@ -196,11 +196,14 @@ fn fuzz_save_makes_its_folder_and_refuses_a_file() {
     assert!(dir.is_dir());
     let file = tmp.path().join("f");
     std::fs::write(&file, "x").unwrap();
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_conformance"))
-        .args(["fuzz", "--backend", "model", "--metamorphic", "--save"])
-        .arg(&file)
-        .output()
-        .unwrap();
+    let o = cli(&[
+        "fuzz",
+        "--backend",
+        "model",
+        "--metamorphic",
+        "--save",
+        file.to_str().unwrap(),
+    ]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("exists and is not a folder"));
 }
@@ -208,18 +211,18 @@ fn fuzz_save_makes_its_folder_and_refuses_a_file() {
 #[test]
 fn fuzz_refuses_a_range_past_the_streams_end() {
     let run = |first: &str, batch: &str| {
-        std::process::Command::new(env!("CARGO_BIN_EXE_conformance"))
-            .args([
-                "fuzz",
-                "--backend",
-                "model",
-                "--metamorphic",
-                "--count",
-                "16",
-            ])
-            .args(["--first-batch", first, "--batch", batch])
-            .output()
-            .unwrap()
+        cli(&[
+            "fuzz",
+            "--backend",
+            "model",
+            "--metamorphic",
+            "--count",
+            "16",
+            "--first-batch",
+            first,
+            "--batch",
+            batch,
+        ])
     };
     // 2^60 - 1 batches of 16 start 16 programs before 2^64: the last batch would wrap to program 0.
     let o = run("1152921504606846975", "16");
@@ -296,11 +299,7 @@ fn one_backend_named_twice_is_refused_with_what_it_named() {
         vec!["fuzz", "--count", "1"],
         vec!["fuzz-replay", regression.to_str().unwrap()],
     ] {
-        let o = std::process::Command::new(env!("CARGO_BIN_EXE_conformance"))
-            .args(&args)
-            .args(["--backend", "model", "--backend", "model"])
-            .output()
-            .unwrap();
+        let o = cli(&[&args[..], &["--backend", "model", "--backend", "model"]].concat());
         assert_eq!(o.status.code(), Some(2), "{args:?}");
         let e = String::from_utf8_lossy(&o.stderr);
         assert!(
@@ -309,4 +308,12 @@ fn one_backend_named_twice_is_refused_with_what_it_named() {
             "{args:?}: {e}"
         );
     }
+}
+
+/// Runs the `conformance` binary with `args`.
+fn cli(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_conformance"))
+        .args(args)
+        .output()
+        .unwrap()
 }
