@@ -25,6 +25,7 @@ use reference_model::isa::encode::{self as enc, Src, Vop3, Vop3p};
 use reference_model::isa::{Op, Target};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 /// The target whose encodings the fixed parts of a kernel use (the frame, scalar items, LDS and buffer
 /// traffic): the same words on every gfx10 target. The VALU items are drawn for a batch's own target.
@@ -1311,6 +1312,145 @@ pub struct Report {
     pub divergences: Vec<Regression>,
     /// Batches not compared because the host failed them twice ([`Stop::Host`]), with the reason.
     pub host_failures: Vec<String>,
+    /// Where the time of the batches went.
+    pub time: Time,
+}
+
+/// Where a fuzz run's time went, summed over its workers: the batches' whole time, and per backend the time
+/// in its `run` calls and in the phases it reports ([`Backend::take_phases`]). The rest of a batch's time is
+/// the fuzzer's own: generating, laying out, comparing and minimising.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Time {
+    /// Time in whole batches.
+    pub batches: Duration,
+    /// Per backend, in the order first seen.
+    pub backends: Vec<BackendTime>,
+}
+
+/// One backend's share of a [`Time`].
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct BackendTime {
+    /// Its name.
+    pub name: String,
+    /// The time in its `run` calls.
+    pub runs: Duration,
+    /// The time in each phase it reports, in the order first reported.
+    pub phases: Vec<(&'static str, Duration)>,
+}
+
+impl Time {
+    /// Adds `runs` and `phases` to backend `name`'s time.
+    pub fn add(&mut self, name: &str, runs: Duration, phases: &[(&'static str, Duration)]) {
+        let at = match self.backends.iter().position(|b| b.name == name) {
+            Some(at) => at,
+            None => {
+                self.backends.push(BackendTime {
+                    name: name.to_string(),
+                    ..BackendTime::default()
+                });
+                self.backends.len() - 1
+            }
+        };
+        let b = &mut self.backends[at];
+        b.runs += runs;
+        for &(phase, d) in phases {
+            match b.phases.iter_mut().find(|p| p.0 == phase) {
+                Some(p) => p.1 += d,
+                None => b.phases.push((phase, d)),
+            }
+        }
+    }
+
+    /// Adds all of `other`.
+    pub fn merge(&mut self, other: &Time) {
+        self.batches += other.batches;
+        for b in &other.backends {
+            self.add(&b.name, b.runs, &b.phases);
+        }
+    }
+
+    /// One line for the run's summary: `workers` workers ran for `wall`.
+    pub fn line(&self, workers: usize, wall: Duration) -> String {
+        let total = self.batches.as_secs_f64();
+        let share = |d: Duration| {
+            if total > 0.0 {
+                format!(
+                    "{:.2} s ({:.1} %)",
+                    d.as_secs_f64(),
+                    100.0 * d.as_secs_f64() / total
+                )
+            } else {
+                format!("{:.2} s", d.as_secs_f64())
+            }
+        };
+        let mut parts = Vec::new();
+        let mut backends = Duration::ZERO;
+        for b in &self.backends {
+            backends += b.runs;
+            let mut part = format!("{} {}", b.name, share(b.runs));
+            if !b.phases.is_empty() {
+                let ps: Vec<String> = b
+                    .phases
+                    .iter()
+                    .map(|(p, d)| format!("{p} {}", share(*d)))
+                    .collect();
+                part.push_str(&format!(" [{}]", ps.join(", ")));
+            }
+            parts.push(part);
+        }
+        parts.push(format!(
+            "the fuzzer itself {}",
+            share(self.batches.saturating_sub(backends))
+        ));
+        format!(
+            "time in batches {total:.1} s ({workers} worker{} over {:.1} s): {}",
+            if workers == 1 { "" } else { "s" },
+            wall.as_secs_f64(),
+            parts.join("; ")
+        )
+    }
+}
+
+/// A backend whose `run` calls are timed, for [`Time`].
+pub struct Timed<'a> {
+    inner: &'a dyn Backend,
+    spent: std::cell::Cell<Duration>,
+}
+
+impl<'a> Timed<'a> {
+    /// Times `inner`'s runs from now.
+    pub fn new(inner: &'a dyn Backend) -> Timed<'a> {
+        Timed {
+            inner,
+            spent: std::cell::Cell::new(Duration::ZERO),
+        }
+    }
+
+    /// Adds the time of its runs and its phases since [`Timed::new`] to `time`.
+    pub fn add_to(&self, time: &mut Time) {
+        time.add(
+            &self.inner.name(),
+            self.spent.take(),
+            &self.inner.take_phases(),
+        );
+    }
+}
+
+impl Backend for Timed<'_> {
+    fn name(&self) -> String {
+        self.inner.name()
+    }
+
+    fn run(&self, job: &Job) -> Result<JobOutput, BackendError> {
+        let started = Instant::now();
+        let out = self.inner.run(job);
+        self.spent.set(self.spent.get() + started.elapsed());
+        out
+    }
+
+    fn take_phases(&self) -> Vec<(&'static str, Duration)> {
+        self.inner.take_phases()
+    }
 }
 
 impl Report {
@@ -1778,6 +1918,69 @@ mod tests {
 
     /// Every VGPR operand of v10..v17 of every generated instruction is renamed, and nothing else changes: the
     /// renamed words decode to the same instruction with the registers moved by 20.
+    /// A backend that reports fixed phases: 1 ms of `a` and 2 ms of `b` per take.
+    struct Phased;
+
+    impl Backend for Phased {
+        fn name(&self) -> String {
+            "phased".into()
+        }
+        fn run(&self, _: &Job) -> Result<JobOutput, BackendError> {
+            Err(BackendError::Device("none".into()))
+        }
+        fn take_phases(&self) -> Vec<(&'static str, Duration)> {
+            vec![
+                ("a", Duration::from_millis(1)),
+                ("b", Duration::from_millis(2)),
+            ]
+        }
+    }
+
+    #[test]
+    fn time_sums_runs_and_phases_per_backend() {
+        let b = batch(9500, 0, 2, None, T);
+        let (words, _) = kernel_layout(&b.programs, b.wave, Rewrite::default(), b.target).unwrap();
+        let j = job(&words, b.wave, 2, b.mode, &b.inputs, b.target);
+        let model = ModelBackend::default();
+        let (m, p) = (Timed::new(&model), Timed::new(&Phased));
+        m.run(&j).unwrap();
+        assert!(p.run(&j).is_err());
+        let mut one = Time {
+            batches: Duration::from_secs(10),
+            ..Time::default()
+        };
+        m.add_to(&mut one);
+        p.add_to(&mut one);
+        assert_eq!(one.backends[0].name, "model");
+        assert!(one.backends[0].runs > Duration::ZERO);
+        assert!(one.backends[0].phases.is_empty());
+        // The runs were taken: a second add counts only the phases again.
+        p.add_to(&mut one);
+        let mut all = Time::default();
+        all.merge(&one);
+        all.merge(&one);
+        assert_eq!(all.batches, Duration::from_secs(20));
+        assert_eq!(all.backends.len(), 2);
+        assert_eq!(
+            all.backends[1].phases,
+            vec![
+                ("a", Duration::from_millis(4)),
+                ("b", Duration::from_millis(8))
+            ]
+        );
+        let line = all.line(2, Duration::from_secs(11));
+        assert!(
+            line.starts_with("time in batches 20.0 s (2 workers over 11.0 s): model "),
+            "{line}"
+        );
+        assert!(
+            line.contains(
+                "phased 0.00 s (0.0 %) [a 0.00 s (0.0 %), b 0.01 s (0.0 %)]; the fuzzer itself "
+            ),
+            "{line}"
+        );
+    }
+
     #[test]
     fn renaming_moves_exactly_the_frame_registers() {
         use reference_model::isa::{decode, Operand};

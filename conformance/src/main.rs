@@ -982,12 +982,14 @@ fn fuzz(
             let i = first_batch + j;
             let mut res = Err(fz::Stop::Fatal(String::new()));
             for attempt in 0..2 {
-                let reference = all[0].as_ref();
+                let timed: Vec<fz::Timed> =
+                    all.iter().map(|b| fz::Timed::new(b.as_ref())).collect();
                 let others: Vec<&dyn measurements::Backend> =
-                    all[1..].iter().map(|b| b.as_ref()).collect();
+                    timed[1..].iter().map(|b| b as _).collect();
                 let mut r = fz::Report::default();
+                let started = std::time::Instant::now();
                 res = fz::run_batch(
-                    reference,
+                    &timed[0],
                     &others,
                     seed,
                     i,
@@ -998,6 +1000,12 @@ fn fuzz(
                     &mut r,
                 )
                 .map(|()| r);
+                if let Ok(r) = &mut res {
+                    r.time.batches += started.elapsed();
+                    for t in &timed {
+                        t.add_to(&mut r.time);
+                    }
+                }
                 let Err(fz::Stop::Host(_)) = &res else {
                     break;
                 };
@@ -1029,9 +1037,10 @@ fn fuzz(
     };
     let mut report = fz::Report::default();
     let mut done = 0u64;
+    let workers = jobs.min(batches.max(1) as usize);
     let mut failure = None;
     std::thread::scope(|scope| -> Result<(), String> {
-        for _ in 0..jobs.min(batches.max(1) as usize) {
+        for _ in 0..workers {
             let tx = tx.clone();
             let work = &work;
             let names = &names;
@@ -1068,6 +1077,7 @@ fn fuzz(
                 }
                 report.divergences.extend(r.divergences);
                 report.host_failures.extend(r.host_failures);
+                report.time.merge(&r.time);
                 done += 1;
             }
             bar.set_position(report.programs);
@@ -1127,6 +1137,7 @@ fn fuzz(
     for (why, n) in &report.refused {
         text.push_str(&format!("  refused {n}: {why}\n"));
     }
+    text.push_str(&format!("  {}\n", report.time.line(workers, t0.elapsed())));
     if !report.host_failures.is_empty() {
         text.push_str(&format!(
             "  not compared: {} batches the host failed twice (each retried on backends opened afresh):\n",

@@ -5,7 +5,8 @@
 use driver::{BufferSpec, ComputeJob, Context, DriverError, Init};
 use measurements::job::{Backend, BackendError, Job, JobOutput, TimeLimit};
 use recompiler::job::{prepare, Options};
-use std::time::Duration;
+use std::sync::{Mutex, MutexGuard};
+use std::time::{Duration, Instant};
 
 /// A Vulkan device running recompiled jobs.
 pub struct VulkanBackend {
@@ -13,7 +14,13 @@ pub struct VulkanBackend {
     name: String,
     options: Options,
     timeout: Duration,
+    /// Time in each of [`PHASES`] since [`Backend::take_phases`] last took it.
+    phases: Mutex<[Duration; 3]>,
 }
+
+/// The phases a job's time is divided into: the recompiler's translation to SPIR-V, the driver's pipeline
+/// creation (its compile), and the dispatch (submission to fence).
+const PHASES: [&str; 3] = ["SPIR-V", "pipeline", "dispatch"];
 
 /// The short name of a device in reports: `vulkan:` and its name up to any parenthesis, lower case, words
 /// joined by `-` (`vulkan:llvmpipe`, `vulkan:nvidia-h200`).
@@ -75,7 +82,17 @@ impl VulkanBackend {
             ctx,
             options,
             timeout: limits.wall_clock.unwrap_or(Duration::MAX),
+            phases: Mutex::default(),
         })
+    }
+
+    fn lock_phases(&self) -> MutexGuard<'_, [Duration; 3]> {
+        // A poisoned count is still a count.
+        self.phases.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn spend(&self, phase: usize, d: Duration) {
+        self.lock_phases()[phase] += d;
     }
 
     /// How many pipelines its context keeps now.
@@ -147,7 +164,10 @@ impl VulkanBackend {
         &self,
         job: &Job,
     ) -> Result<(JobOutput, Duration, Vec<driver::Statistic>), BackendError> {
-        let p = prepare(job, self.options)?;
+        let started = Instant::now();
+        let p = prepare(job, self.options);
+        self.spend(0, started.elapsed());
+        let p = p?;
         let info: Vec<u8> = p.info.iter().flat_map(|w| w.to_le_bytes()).collect();
         let status_bytes = 4 * p.module.status_words as u64;
         let buffers = [
@@ -181,6 +201,8 @@ impl VulkanBackend {
                 timeout: self.timeout,
             })
             .map_err(|e| device_error(e, p.budget, self.timeout))?;
+        self.spend(1, r.pipeline_time);
+        self.spend(2, r.elapsed);
         let memory = r.buffers.first().and_then(|b| b.as_deref()).unwrap_or(&[]);
         let status: Vec<u32> = r
             .buffers
@@ -203,6 +225,11 @@ impl Backend for VulkanBackend {
 
     fn run(&self, job: &Job) -> Result<JobOutput, BackendError> {
         self.run_timed(job).map(|(out, _, _)| out)
+    }
+
+    fn take_phases(&self) -> Vec<(&'static str, Duration)> {
+        let spent = std::mem::take(&mut *self.lock_phases());
+        PHASES.iter().copied().zip(spent).collect()
     }
 }
 

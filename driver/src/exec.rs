@@ -192,6 +192,7 @@ impl Inner {
         let mut warnings = Vec::new();
 
         // The pipeline: cached, or made now (and cached, or kept in `resources`).
+        let made_at = Instant::now();
         let cached = self
             .cache
             .get(&checked.key)
@@ -211,6 +212,7 @@ impl Inner {
                 (handles, statistics)
             }
         };
+        let pipeline_time = made_at.elapsed();
 
         // Buffers: the bound ones, then staging for upload and read-back where staged.
         let storage_usage = vk::BufferUsageFlags::STORAGE_BUFFER
@@ -497,6 +499,7 @@ impl Inner {
         Ok(JobResult {
             buffers: out,
             elapsed,
+            pipeline_time,
             warnings,
             statistics,
         })

@@ -81,6 +81,9 @@ pub struct JobResult {
     /// devices that use staging buffers the upload and read-back copies in the same command
     /// buffer. It does not include pipeline creation.
     pub elapsed: Duration,
+    /// Wall-clock time spent getting the job's pipeline: the driver's compile when the context made it for
+    /// this job, next to nothing when it came from the context's cache.
+    pub pipeline_time: Duration,
     /// Validation-layer warnings reported during the job (empty without validation). Errors
     /// fail the job with [`crate::DriverError::Validation`] instead.
     pub warnings: Vec<String>,

@@ -360,6 +360,12 @@ pub trait Backend {
     fn concurrent(&self) -> Option<&(dyn Backend + Sync)> {
         None
     }
+    /// The time this backend spent in each of its phases (translation, the host's compile, the dispatch)
+    /// since the last call or since it opened; the count starts afresh. Empty, the default, where a backend
+    /// does not divide its time. `conformance fuzz` sums it over its workers to say where a run went.
+    fn take_phases(&self) -> Vec<(&'static str, std::time::Duration)> {
+        Vec::new()
+    }
 }
 
 /// A job and the IDs of the rows (one per lane) it reproduces.
