@@ -19,8 +19,12 @@ pub struct VulkanBackend {
 }
 
 /// The phases a job's time is divided into: the recompiler's translation to SPIR-V, the driver's pipeline
-/// creation (its compile), and the dispatch (submission to fence).
+/// creation (its compile), and the dispatch (submission to fence); indexed by [`SPIRV`], [`PIPELINE`] and
+/// [`DISPATCH`].
 const PHASES: [&str; 3] = ["SPIR-V", "pipeline", "dispatch"];
+const SPIRV: usize = 0;
+const PIPELINE: usize = 1;
+const DISPATCH: usize = 2;
 
 /// The short name of a device in reports: `vulkan:` and its name up to any parenthesis, lower case, words
 /// joined by `-` (`vulkan:llvmpipe`, `vulkan:nvidia-h200`).
@@ -166,7 +170,7 @@ impl VulkanBackend {
     ) -> Result<(JobOutput, Duration, Vec<driver::Statistic>), BackendError> {
         let started = Instant::now();
         let p = prepare(job, self.options);
-        self.spend(0, started.elapsed());
+        self.spend(SPIRV, started.elapsed());
         let p = p?;
         let info: Vec<u8> = p.info.iter().flat_map(|w| w.to_le_bytes()).collect();
         let status_bytes = 4 * p.module.status_words as u64;
@@ -201,8 +205,8 @@ impl VulkanBackend {
                 timeout: self.timeout,
             })
             .map_err(|e| device_error(e, p.budget, self.timeout))?;
-        self.spend(1, r.pipeline_time);
-        self.spend(2, r.elapsed);
+        self.spend(PIPELINE, r.pipeline_time);
+        self.spend(DISPATCH, r.elapsed);
         let memory = r.buffers.first().and_then(|b| b.as_deref()).unwrap_or(&[]);
         let status: Vec<u32> = r
             .buffers
