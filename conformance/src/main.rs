@@ -1058,7 +1058,7 @@ fn fuzz(
         // Reports are taken in batch order, so the output is a serial run's whatever the workers.
         let mut pending = std::collections::BTreeMap::new();
         let mut shown = 0;
-        let mut last_note = std::time::Instant::now();
+        let (mut last_note, mut noted) = (std::time::Instant::now(), 0u64);
         for (i, res) in rx.iter() {
             match res {
                 Ok(r) => {
@@ -1089,13 +1089,16 @@ fn fuzz(
                 shown += 1;
             }
             if bar.is_hidden() && last_note.elapsed().as_secs() >= 60 {
+                // The rate since the last line, so a long run's log shows a slowing host.
+                let recent = (report.programs - noted) as f64 / last_note.elapsed().as_secs_f64();
                 out::warn(&format!(
-                    "conformance fuzz: {} of {count} programs, {} divergences, {:.0} s",
+                    "conformance fuzz: {} of {count} programs, {} divergences, {:.0} s ({recent:.1} programs/s \
+                     since the last line)",
                     report.programs,
                     report.divergences.len(),
                     t0.elapsed().as_secs_f64()
                 ));
-                last_note = std::time::Instant::now();
+                (last_note, noted) = (std::time::Instant::now(), report.programs);
             }
         }
         Ok(())
