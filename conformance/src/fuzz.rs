@@ -1332,6 +1332,8 @@ pub struct Time {
 pub struct BackendTime {
     /// Its name.
     pub name: String,
+    /// Its `run` calls (one per batch where every program agrees; more where a batch is split or minimised).
+    pub calls: u64,
     /// The time in its `run` calls.
     pub runs: Duration,
     /// The time in each phase it reports, in the order first reported.
@@ -1339,8 +1341,14 @@ pub struct BackendTime {
 }
 
 impl Time {
-    /// Adds `runs` and `phases` to backend `name`'s time.
-    pub fn add(&mut self, name: &str, runs: Duration, phases: &[(&'static str, Duration)]) {
+    /// Adds `calls` runs that took `runs`, and `phases`, to backend `name`'s time.
+    pub fn add(
+        &mut self,
+        name: &str,
+        calls: u64,
+        runs: Duration,
+        phases: &[(&'static str, Duration)],
+    ) {
         let at = match self.backends.iter().position(|b| b.name == name) {
             Some(at) => at,
             None => {
@@ -1352,6 +1360,7 @@ impl Time {
             }
         };
         let b = &mut self.backends[at];
+        b.calls += calls;
         b.runs += runs;
         for &(phase, d) in phases {
             match b.phases.iter_mut().find(|p| p.0 == phase) {
@@ -1365,7 +1374,7 @@ impl Time {
     pub fn merge(&mut self, other: &Time) {
         self.batches += other.batches;
         for b in &other.backends {
-            self.add(&b.name, b.runs, &b.phases);
+            self.add(&b.name, b.calls, b.runs, &b.phases);
         }
     }
 
@@ -1411,9 +1420,94 @@ impl Time {
     }
 }
 
+/// `conformance fuzz --timing FILE`: a CSV row per backend per batch ([`TIMING_COLUMNS`]: `wave` is the
+/// `--wave` option, empty when each batch draws its own; the phases are `name=seconds` joined by `;`), written
+/// and flushed as batches finish, in stream order, so a run stopped early keeps the rows of its batches. A row
+/// whose `calls` is 1 timed one job of the whole batch; the batch is [`batch`] of the row's seed, batch,
+/// programs, wave and target, so a host compiler's cost per kind of item can be fitted afterwards
+/// (`examples/fuzz_compile_time.rs`).
+pub struct TimingLog {
+    path: std::path::PathBuf,
+    w: csv::Writer<std::fs::File>,
+    target: Target,
+    wave: Option<u32>,
+}
+
+/// The columns of a [`TimingLog`].
+pub const TIMING_COLUMNS: [&str; 10] = [
+    "seed",
+    "batch",
+    "programs",
+    "target",
+    "wave",
+    "backend",
+    "calls",
+    "run_seconds",
+    "batch_seconds",
+    "phases",
+];
+
+impl TimingLog {
+    /// Creates (or empties) `path` and writes the header, for a run of `target` with `--wave` `wave`.
+    pub fn create(
+        path: &std::path::Path,
+        target: Target,
+        wave: Option<u32>,
+    ) -> Result<TimingLog, String> {
+        let file =
+            std::fs::File::create(path).map_err(|e| format!("--timing {}: {e}", path.display()))?;
+        let mut log = TimingLog {
+            path: path.to_path_buf(),
+            w: csv::Writer::from_writer(file),
+            target,
+            wave,
+        };
+        log.write(&TIMING_COLUMNS.map(String::from))?;
+        Ok(log)
+    }
+
+    fn write(&mut self, row: &[String]) -> Result<(), String> {
+        self.w
+            .write_record(row)
+            .and_then(|()| self.w.flush().map_err(csv::Error::from))
+            .map_err(|e| format!("--timing {}: {e}", self.path.display()))
+    }
+
+    /// The rows of batch `batch` of `seed`, `programs` programs, which took `time`.
+    pub fn batch(
+        &mut self,
+        seed: u64,
+        batch: u64,
+        programs: u64,
+        time: &Time,
+    ) -> Result<(), String> {
+        for b in &time.backends {
+            let phases: Vec<String> = b
+                .phases
+                .iter()
+                .map(|(p, d)| format!("{p}={:.6}", d.as_secs_f64()))
+                .collect();
+            self.write(&[
+                seed.to_string(),
+                batch.to_string(),
+                programs.to_string(),
+                self.target.name().to_string(),
+                self.wave.map_or(String::new(), |w| w.to_string()),
+                b.name.clone(),
+                b.calls.to_string(),
+                format!("{:.6}", b.runs.as_secs_f64()),
+                format!("{:.6}", time.batches.as_secs_f64()),
+                phases.join(";"),
+            ])?;
+        }
+        Ok(())
+    }
+}
+
 /// A backend whose `run` calls are timed, for [`Time`].
 pub struct Timed<'a> {
     inner: &'a dyn Backend,
+    calls: std::cell::Cell<u64>,
     spent: std::cell::Cell<Duration>,
 }
 
@@ -1422,6 +1516,7 @@ impl<'a> Timed<'a> {
     pub fn new(inner: &'a dyn Backend) -> Timed<'a> {
         Timed {
             inner,
+            calls: std::cell::Cell::new(0),
             spent: std::cell::Cell::new(Duration::ZERO),
         }
     }
@@ -1430,6 +1525,7 @@ impl<'a> Timed<'a> {
     pub fn add_to(&self, time: &mut Time) {
         time.add(
             &self.inner.name(),
+            self.calls.take(),
             self.spent.take(),
             &self.inner.take_phases(),
         );
@@ -1445,6 +1541,7 @@ impl Backend for Timed<'_> {
         let started = Instant::now();
         let out = self.inner.run(job);
         self.spent.set(self.spent.get() + started.elapsed());
+        self.calls.set(self.calls.get() + 1);
         out
     }
 
@@ -1952,6 +2049,7 @@ mod tests {
         m.add_to(&mut one);
         p.add_to(&mut one);
         assert_eq!(one.backends[0].name, "model");
+        assert_eq!(one.backends[0].calls, 1);
         assert!(one.backends[0].runs > Duration::ZERO);
         assert!(one.backends[0].phases.is_empty());
         // The runs were taken: a second add counts only the phases again.
@@ -1961,6 +2059,7 @@ mod tests {
         all.merge(&one);
         assert_eq!(all.batches, Duration::from_secs(20));
         assert_eq!(all.backends.len(), 2);
+        assert_eq!((all.backends[0].calls, all.backends[1].calls), (2, 2));
         assert_eq!(
             all.backends[1].phases,
             vec![

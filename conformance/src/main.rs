@@ -246,6 +246,10 @@ enum Sub {
         /// Write each minimised divergence as a regression file (TOML) into this folder (made if missing).
         #[arg(long, value_name = "DIR")]
         save: Option<PathBuf>,
+        /// Write a CSV row per backend per batch with the time it took (its runs and the phases it reports:
+        /// for Vulkan the SPIR-V, the driver's pipeline and the dispatch) to this file, as batches finish.
+        #[arg(long, value_name = "FILE")]
+        timing: Option<PathBuf>,
         /// Batches run at a time, each worker with backends of its own (its own Vulkan device context, so the
         /// driver compiles several batches' pipelines at once). The programs and the output do not depend on it.
         #[arg(long, value_name = "N", default_value_t = 1,
@@ -454,6 +458,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             wave,
             metamorphic,
             save,
+            timing,
             jobs,
             time_limit,
             first_batch,
@@ -471,6 +476,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                 wave,
                 metamorphic,
                 save.as_deref(),
+                timing.as_deref(),
                 jobs as usize,
                 time_limit.map(std::time::Duration::from_secs),
                 first_batch,
@@ -898,6 +904,7 @@ fn fuzz(
     wave: Option<u32>,
     metamorphic: bool,
     save: Option<&Path>,
+    timing: Option<&Path>,
     jobs: usize,
     time_limit: Option<std::time::Duration>,
     first_batch: u64,
@@ -931,6 +938,9 @@ fn fuzz(
         }
         std::fs::create_dir_all(d).map_err(|e| format!("--save {}: {e}", d.display()))?;
     }
+    let mut timing = timing
+        .map(|p| fz::TimingLog::create(p, target, wave))
+        .transpose()?;
     // Backends opened once to check the arguments and name the run before anything starts.
     let first = backends::resolve(&names, Limits::default())?.backends;
     if first.len() < 2 && !metamorphic {
@@ -1059,7 +1069,8 @@ fn fuzz(
         let mut pending = std::collections::BTreeMap::new();
         let mut shown = 0;
         let (mut last_note, mut noted) = (std::time::Instant::now(), 0u64);
-        for (i, res) in rx.iter() {
+        // An error here stops the workers after their current batch (as a failed batch does) and ends the run.
+        'recv: for (i, res) in rx.iter() {
             match res {
                 Ok(r) => {
                     pending.insert(i, r);
@@ -1070,6 +1081,13 @@ fn fuzz(
                 }
             }
             while let Some(r) = pending.remove(&done) {
+                if let Some(log) = timing.as_mut() {
+                    if let Err(e) = log.batch(seed, first_batch + done, r.programs, &r.time) {
+                        stop.store(true, Ordering::Relaxed);
+                        failure.get_or_insert(e);
+                        break 'recv;
+                    }
+                }
                 report.programs += r.programs;
                 report.compared += r.compared;
                 for (why, n) in r.refused {
@@ -1084,8 +1102,13 @@ fn fuzz(
             bar.set_message(format!("{} divergences", report.divergences.len()));
             // Divergences as they are found (and saved), so a long run loses none.
             for d in &report.divergences[shown..] {
-                let text = divergence_text(shown + 1, d, save)?;
-                bar.suspend(|| out::print(&text))?;
+                let said = divergence_text(shown + 1, d, save)
+                    .and_then(|text| bar.suspend(|| out::print(&text)));
+                if let Err(e) = said {
+                    stop.store(true, Ordering::Relaxed);
+                    failure.get_or_insert(e);
+                    break 'recv;
+                }
                 shown += 1;
             }
             if bar.is_hidden() && last_note.elapsed().as_secs() >= 60 {

@@ -163,6 +163,61 @@ fn fuzz_output_does_not_depend_on_jobs() {
     assert_eq!(run("8"), one);
 }
 
+/// `fuzz --timing FILE` writes a row per backend per batch, in stream order whatever `--jobs`, each batch's
+/// programs as the stream cuts it; a file that cannot be made is refused before the run.
+#[test]
+fn fuzz_timing_rows_follow_the_stream() {
+    let tmp = tempfile::tempdir().unwrap();
+    let at = tmp.path().join("timing.csv");
+    fuzz_model_seed3(&[
+        "--batch",
+        "4",
+        "--jobs",
+        "3",
+        "--first-batch",
+        "2",
+        "--timing",
+        at.to_str().unwrap(),
+    ]);
+    let text = std::fs::read_to_string(&at).unwrap();
+    let rows: Vec<Vec<&str>> = text.lines().map(|l| l.split(',').collect()).collect();
+    assert_eq!(rows[0], fuzz::TIMING_COLUMNS, "{text}");
+    // 22 programs from batch 2 on: batches 2..8, the last of 2 programs; the model runs the plain and the
+    // rewritten kernel of each.
+    assert_eq!(rows.len(), 1 + 6, "{text}");
+    for (k, row) in rows[1..].iter().enumerate() {
+        let want = [
+            "3",
+            &(2 + k).to_string(),
+            if k == 5 { "2" } else { "4" },
+            "gfx1013",
+            "",
+            "model",
+            "2",
+        ];
+        assert_eq!(row[..7], want, "{text}");
+        let (run, batch): (f64, f64) = (row[7].parse().unwrap(), row[8].parse().unwrap());
+        assert!(run > 0.0 && run <= batch, "{text}");
+        assert_eq!(row[9], "", "{text}");
+    }
+    let o = cli(&[
+        "fuzz",
+        "--backend",
+        "model",
+        "--metamorphic",
+        "--count",
+        "4",
+        "--timing",
+        tmp.path().join("no/such/folder.csv").to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("--timing ") && err.contains("folder.csv"),
+        "{err}"
+    );
+}
+
 /// `fuzz --time-limit 0` starts no batch and says which prefix of the stream it ran (none), exit 0.
 #[test]
 fn fuzz_time_limit_ends_at_a_known_prefix() {
