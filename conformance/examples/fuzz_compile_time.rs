@@ -16,40 +16,35 @@ use conformance::fuzz::{self as fz, Item};
 use reference_model::isa::{self, Target};
 use std::collections::BTreeMap;
 
+/// Whether a mnemonic belongs to a class.
+type Is = dyn Fn(&str) -> bool;
+
 /// The class an item of instructions `words` counts under: the first that any of its instructions has, in
 /// the order of this list (so the LDS atomic item, which starts with VALU address arithmetic, is `lds`).
 fn class(words: &[u32], t: Target) -> &'static str {
     let names: Vec<String> = isa::decode_all(t, words)
         .map(|v| v.iter().map(|i| i.op.mnemonic().to_string()).collect())
         .unwrap_or_default();
-    let any = |f: &dyn Fn(&str) -> bool| names.iter().any(|n| f(n));
-    let trans = ["rcp", "rsq", "sqrt", "log", "exp", "sin", "cos"];
-    if any(&|n| n.starts_with("ds_")) {
-        "lds"
-    } else if any(&|n| n.starts_with("buffer_")) {
-        "buffer"
-    } else if any(&|n| n == "s_round_mode" || n == "s_denorm_mode") {
-        "mode"
-    } else if any(&|n| {
-        n.strip_prefix("v_")
-            .is_some_and(|r| trans.iter().any(|t| r.starts_with(t)))
-    }) {
-        "transcendental"
-    } else if any(&|n| n.starts_with("v_cmp")) {
-        "compare"
-    } else if any(&|n| n.starts_with("v_pk_")) {
-        "packed"
-    } else if any(&|n| n.contains("f64")) {
-        "f64"
-    } else if any(&|n| n.contains("f16")) {
-        "f16"
-    } else if any(&|n| n.contains("f32")) {
-        "f32"
-    } else if any(&|n| n.starts_with("s_")) {
-        "salu"
-    } else {
-        "int"
-    }
+    const TRANS: [&str; 7] = ["rcp", "rsq", "sqrt", "log", "exp", "sin", "cos"];
+    let classes: [(&'static str, &Is); 10] = [
+        ("lds", &|n| n.starts_with("ds_")),
+        ("buffer", &|n| n.starts_with("buffer_")),
+        ("mode", &|n| n == "s_round_mode" || n == "s_denorm_mode"),
+        ("transcendental", &|n| {
+            n.strip_prefix("v_")
+                .is_some_and(|r| TRANS.iter().any(|t| r.starts_with(t)))
+        }),
+        ("compare", &|n| n.starts_with("v_cmp")),
+        ("packed", &|n| n.starts_with("v_pk_")),
+        ("f64", &|n| n.contains("f64")),
+        ("f16", &|n| n.contains("f16")),
+        ("f32", &|n| n.contains("f32")),
+        ("salu", &|n| n.starts_with("s_")),
+    ];
+    classes
+        .iter()
+        .find(|(_, is)| names.iter().any(|n| is(n)))
+        .map_or("int", |(c, _)| c)
 }
 
 /// Adds the items of `items` (bodies included) to `counts`.
