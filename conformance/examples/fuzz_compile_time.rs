@@ -7,7 +7,8 @@
 //! the run's whole time, as lavapipe compiles at its first dispatch). No device is needed: every batch is
 //! drawn again from its row's seed, batch, programs, wave and target.
 //!
-//! Only rows whose backend ran the batch once (`calls` = 1) are used. Each item is counted under a class of
+//! Only rows whose backend ran the batch once (`calls` = 1) and plain (not `--metamorphic`: its rewritten
+//! kernels hold more than the batch's items) are used. Each item is counted under a class of
 //! its instructions (below), and the rows' times are fitted by least squares as a constant per batch plus
 //! a cost per program and per item of each class. With workers compiling side by side the times include
 //! their contention, so the costs are relative to one another on that host, not a single compile's.
@@ -139,7 +140,10 @@ fn main() -> Result<(), String> {
                     format!("{f}, row {}: {c} `{}` is not a number", line + 2, cell(c))
                 })
             };
-            if !cell("backend").starts_with(&prefix) || num("calls")? != 1 {
+            if !cell("backend").starts_with(&prefix)
+                || num("calls")? != 1
+                || cell("metamorphic") != "false"
+            {
                 continue;
             }
             let Some(secs) = seconds(&row, &at, &phase) else {

@@ -1421,7 +1421,8 @@ impl Time {
 }
 
 /// `conformance fuzz --timing FILE`: a CSV row per backend per batch ([`TIMING_COLUMNS`]: `wave` is the
-/// `--wave` option, empty when each batch draws its own; the phases are `name=seconds` joined by `;`), written
+/// `--wave` option, empty when each batch draws its own; `metamorphic` whether the backends other than the
+/// reference ran the rewritten kernel; the phases are `name=seconds` joined by `;`), written
 /// and flushed as batches finish, in stream order, so a run stopped early keeps the rows of its batches. A row
 /// whose `calls` is 1 timed one job of the whole batch; the batch is [`batch`] of the row's seed, batch,
 /// programs, wave and target, so a host compiler's cost per kind of item can be fitted afterwards
@@ -1431,15 +1432,17 @@ pub struct TimingLog {
     w: csv::Writer<std::fs::File>,
     target: Target,
     wave: Option<u32>,
+    metamorphic: bool,
 }
 
 /// The columns of a [`TimingLog`].
-pub const TIMING_COLUMNS: [&str; 10] = [
+pub const TIMING_COLUMNS: [&str; 11] = [
     "seed",
     "batch",
     "programs",
     "target",
     "wave",
+    "metamorphic",
     "backend",
     "calls",
     "run_seconds",
@@ -1448,11 +1451,13 @@ pub const TIMING_COLUMNS: [&str; 10] = [
 ];
 
 impl TimingLog {
-    /// Creates (or empties) `path` and writes the header, for a run of `target` with `--wave` `wave`.
+    /// Creates (or empties) `path` and writes the header, for a run of `target` with `--wave` `wave`,
+    /// `--metamorphic` or not.
     pub fn create(
         path: &std::path::Path,
         target: Target,
         wave: Option<u32>,
+        metamorphic: bool,
     ) -> Result<TimingLog, String> {
         let file =
             std::fs::File::create(path).map_err(|e| format!("--timing {}: {e}", path.display()))?;
@@ -1461,6 +1466,7 @@ impl TimingLog {
             w: csv::Writer::from_writer(file),
             target,
             wave,
+            metamorphic,
         };
         log.write(&TIMING_COLUMNS.map(String::from))?;
         Ok(log)
@@ -1493,6 +1499,7 @@ impl TimingLog {
                 programs.to_string(),
                 self.target.name().to_string(),
                 self.wave.map_or(String::new(), |w| w.to_string()),
+                self.metamorphic.to_string(),
                 b.name.clone(),
                 b.calls.to_string(),
                 format!("{:.6}", b.runs.as_secs_f64()),
@@ -1521,7 +1528,7 @@ impl<'a> Timed<'a> {
         }
     }
 
-    /// Adds the time of its runs and its phases since [`Timed::new`] to `time`.
+    /// Adds the time of its runs and its phases since it was made or last added to `time`.
     pub fn add_to(&self, time: &mut Time) {
         time.add(
             &self.inner.name(),

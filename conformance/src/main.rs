@@ -939,7 +939,7 @@ fn fuzz(
         std::fs::create_dir_all(d).map_err(|e| format!("--save {}: {e}", d.display()))?;
     }
     let mut timing = timing
-        .map(|p| fz::TimingLog::create(p, target, wave))
+        .map(|p| fz::TimingLog::create(p, target, wave, metamorphic))
         .transpose()?;
     // Backends opened once to check the arguments and name the run before anything starts.
     let first = backends::resolve(&names, Limits::default())?.backends;

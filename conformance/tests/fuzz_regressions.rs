@@ -192,13 +192,14 @@ fn fuzz_timing_rows_follow_the_stream() {
             if k == 5 { "2" } else { "4" },
             "gfx1013",
             "",
+            "true",
             "model",
             "2",
         ];
-        assert_eq!(row[..7], want, "{text}");
-        let (run, batch): (f64, f64) = (row[7].parse().unwrap(), row[8].parse().unwrap());
+        assert_eq!(row[..8], want, "{text}");
+        let (run, batch): (f64, f64) = (row[8].parse().unwrap(), row[9].parse().unwrap());
         assert!(run > 0.0 && run <= batch, "{text}");
-        assert_eq!(row[9], "", "{text}");
+        assert_eq!(row[10], "", "{text}");
     }
     let o = cli(&[
         "fuzz",
