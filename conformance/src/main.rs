@@ -176,7 +176,8 @@ enum Sub {
         /// them, to measure what calls cost (only a driver that honours it, such as NVIDIA's, differs).
         #[arg(long)]
         call_helpers: bool,
-        /// Runs of each version; the fastest counts.
+        /// Runs of each version; the fastest counts. Keep it above 1 on lavapipe, which compiles a shader at its
+        /// first dispatch (`fuzz`'s time line shows it), so a single run times the compile.
         #[arg(long, default_value_t = 5)]
         repeats: u32,
         /// Workgroups compared with the model.
