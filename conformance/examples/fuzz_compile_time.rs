@@ -81,11 +81,11 @@ fn fit(a: &[Vec<f64>], y: &[f64]) -> Option<Vec<f64>> {
             return None;
         }
         m.swap(c, p);
-        for r in 0..n {
+        let pivot = m[c].clone();
+        for (r, row) in m.iter_mut().enumerate() {
             if r != c {
-                let f = m[r][c] / m[c][c];
-                let pivot = m[c].clone();
-                for (x, pv) in m[r].iter_mut().zip(&pivot) {
+                let f = row[c] / pivot[c];
+                for (x, pv) in row.iter_mut().zip(&pivot) {
                     *x -= f * pv;
                 }
             }
@@ -219,11 +219,9 @@ fn main() -> Result<(), String> {
     let mut rows: Vec<(f64, String)> = keys
         .iter()
         .zip(&x)
-        .map(|(k, c)| {
-            let n: f64 = a
-                .iter()
-                .map(|row| row[keys.iter().position(|q| q == k).unwrap_or(0)])
-                .sum();
+        .enumerate()
+        .map(|(i, (k, c))| {
+            let n: f64 = a.iter().map(|row| row[i]).sum();
             (
                 c * n,
                 format!(
