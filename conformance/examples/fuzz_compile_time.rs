@@ -16,6 +16,8 @@
 use conformance::fuzz::{self as fz, Item};
 use reference_model::isa::{self, Target};
 use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::io::Write as _;
 
 /// Whether a mnemonic belongs to a class.
 type Is = dyn Fn(&str) -> bool;
@@ -205,14 +207,17 @@ fn main() -> Result<(), String> {
         .map(|(row, yv)| (yv - row.iter().zip(&x).map(|(p, q)| p * q).sum::<f64>()).powi(2))
         .sum();
     let var: f64 = y.iter().map(|v| (v - mean).powi(2)).sum();
-    println!(
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
         "{} batches from {} file(s), backend {prefix}*, phase {phase}: {total:.1} s in all, {mean:.3} s a batch; \
          fit R^2 {:.3}",
         samples.len(),
         files.len(),
         1.0 - resid / var.max(1e-12)
     );
-    println!(
+    let _ = writeln!(
+        out,
         "{:<16} {:>8} {:>12} {:>8}",
         "class", "items", "s per item", "share"
     );
@@ -233,7 +238,12 @@ fn main() -> Result<(), String> {
         .collect();
     rows.sort_by(|p, q| q.0.total_cmp(&p.0));
     for (_, line) in rows {
-        println!("{line}");
+        out.push_str(&line);
+        out.push('\n');
     }
-    Ok(())
+    // A reader that closed early (`| head`) is not an error: the fit was made.
+    match std::io::stdout().write_all(out.as_bytes()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(format!("stdout: {e}")),
+        _ => Ok(()),
+    }
 }
