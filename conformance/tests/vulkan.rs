@@ -693,6 +693,37 @@ fn a_speculative_float_loop_matches_the_model_in_every_float_mode() {
     float_kernel_matches(FLOAT_LOOP, &special, &modes, 8);
 }
 
+/// Mode writes the recompiler follows at compile time (a constant `s_setreg_imm32_b32`, `s_setreg_b32` of a
+/// known SGPR) and where it cannot (paths that meet with different modes, a loop that changes the mode).
+const MODE_PATHS: &str = "v_lshlrev_b32 v1, 4, v0\n\
+    buffer_load_dwordx4 v[10:13], v1, s[0:3], 0 offen\ns_waitcnt vmcnt(0)\n\
+    v_add_f32 v20, v10, v11\ns_setreg_imm32_b32 hwreg(HW_REG_MODE, 0, 4), 0x3\nv_add_f32 v21, v10, v11\n\
+    v_readfirstlane_b32 s10, v0\ns_bitcmp1_b32 s10, 5\ns_cbranch_scc0 2\n\
+    s_round_mode 0x1\ns_denorm_mode 0x0\nv_mul_f32 v22, v10, v11\ns_movk_i32 s20, 3\n\
+    v_fma_f32 v23, v10, v11, v23\ns_round_mode 0x2\ns_sub_u32 s20, s20, 1\ns_cmp_lg_u32 s20, 0\n\
+    s_cbranch_scc1 -6\nv_add_f32 v24, v12, v13\ns_mov_b32 s11, 0xc\n\
+    s_setreg_b32 hwreg(HW_REG_MODE, 4, 4), s11\nv_mul_f32 v25, v12, v13\n\
+    s_setreg_imm32_b32 hwreg(HW_REG_MODE, 0, 8), 0xf0\nv_add_f32 v26, v12, v13\nv_sub_f32 v27, v10, v13\n\
+    v_lshlrev_b32 v1, 6, v0\n\
+    buffer_store_dwordx4 v[20:23], v1, s[4:7], 0 offen\n\
+    buffer_store_dwordx4 v[24:27], v1, s[4:7], 0 offen offset:16\ns_endpgm";
+
+#[test]
+fn mode_writes_on_some_paths_match_the_model() {
+    let special = [
+        0u32,
+        0x8000_0000,
+        1,
+        0x807f_ffff,
+        0x3f80_0000,
+        0x3380_0001,
+        0x7f7f_ffff,
+        0x7fc0_0000,
+    ];
+    let modes = [(0xc0u8, false, false), (0x30, true, false)];
+    float_kernel_matches(MODE_PATHS, &special, &modes, 8);
+}
+
 #[test]
 fn div_fixup_and_div_fmas_match_the_model_in_every_float_mode() {
     // f32 and f16 classes in both halves (v_div_fixup_f16 reads the low ones), quotients' edge cases.

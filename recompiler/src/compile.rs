@@ -90,6 +90,10 @@ pub(crate) struct Cx<'p> {
     sknown: Vec<(u32, Sv)>,
     /// This lane's EXEC bit, when known in the current block.
     active_known: Option<(u32, Sv)>,
+    /// The MODE register's value at this point of the program, when it is the same on every path here.
+    mode_known: Option<u32>,
+    /// The mode at each block's start, where known ([`Program::entry_modes`]).
+    entry_modes: std::collections::BTreeMap<usize, Option<u32>>,
     /// Pointers to the registers (constant indices), defined in the entry block: 0 until first used.
     vptr: Vec<Word>,
     sptr: Vec<Word>,
@@ -284,14 +288,29 @@ impl<'p> Cx<'p> {
         self.vknown[r as usize] = (self.e.b.generation(), v);
     }
 
-    /// The MODE register's value: a constant when the program never writes it (the float engine then
-    /// folds to the one mode), else the variable.
+    /// The MODE register's value: a constant where it is known at this point of the program (the float
+    /// engine then folds to the one mode), else the variable.
     pub fn mode_word(&mut self) -> Sv {
-        if self.prog.writes_mode() {
-            self.get(self.mode)
-        } else {
-            self.e.k32(self.shape.mode)
+        match self.mode_known {
+            Some(m) => self.e.k32(m),
+            None => self.get(self.mode),
         }
+    }
+
+    /// Replaces the MODE bits `mask` with `placed` (already shifted and masked); the mode stays known
+    /// when it was and `placed` is a constant.
+    pub fn set_mode(&mut self, mask: u32, placed: Sv) {
+        let mode = self.mode_word();
+        let kept = self.e.bink(Bin::And, mode, !mask as u64);
+        let n = self.e.bin(Bin::Or, kept, placed);
+        self.put(self.mode, n);
+        self.mode_known = self.e.const32(n);
+    }
+
+    /// What is known of the mode outside the program's blocks (the memory units, shared by every
+    /// block): the launch's mode when the program never changes it.
+    fn mode_outside_blocks(&self) -> Option<u32> {
+        (!self.prog.writes_mode()).then_some(self.shape.mode)
     }
 
     /// Forgets the register values known in the current block (after a write to a whole file).
@@ -925,6 +944,8 @@ pub(crate) fn compile(
         vknown: vec![(0, unknown); 256],
         sknown: vec![(0, unknown); 128],
         active_known: None,
+        mode_known: None,
+        entry_modes: prog.entry_modes(shape.mode),
         vptr: vec![0; 256],
         sptr: vec![0; 128],
     };
@@ -1245,6 +1266,7 @@ fn run_wave(cx: &mut Cx) -> Result<(), Refusal> {
         emit_block(cx, leader)?;
     }
     // The units, where an instruction calls them.
+    cx.mode_known = cx.mode_outside_blocks();
     if cx.units.store_called {
         crate::units::emit_store_unit(cx);
     }
@@ -1587,6 +1609,7 @@ fn self_loop(prog: &Program, leader: usize) -> bool {
 fn emit_block_body(cx: &mut Cx, leader: usize) -> Result<(), Refusal> {
     let prog = cx.prog;
     let block = prog.block(leader);
+    cx.mode_known = cx.entry_modes.get(&leader).copied().flatten();
     let mut counted = 0usize;
     for (k, (pc, inst)) in block.iter().enumerate() {
         // Count the instructions up to the next cut at once (a per-instruction counter would dominate).

@@ -820,6 +820,14 @@ impl Emit {
         self.kv.get(&v.id).copied()
     }
 
+    /// The value of a 32-bit `v` if it is a constant.
+    pub fn const32(&self, v: Sv) -> Option<u32> {
+        match self.known(v)? {
+            Val::W(w) => Some(w),
+            _ => None,
+        }
+    }
+
     /// The constant holding `v`.
     fn konst(&mut self, v: Val) -> Sv {
         match v {

@@ -419,8 +419,7 @@ fn sopk(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
         }
         SWaitcntVscnt | SWaitcntVmcnt | SWaitcntExpcnt | SWaitcntLgkmcnt => return Ok(Done::Next),
         SGetregB32 | SSetregB32 | SSetregImm32B32 => {
-            let kk = k as u32;
-            let (id, offset, size) = (kk & 0x3f, (kk >> 6) & 0x1f, ((kk >> 11) & 0x1f) + 1);
+            let (id, offset, size) = crate::program::hwreg_field(k);
             if id != 1 {
                 return Err(refusal(
                     inst,
@@ -430,16 +429,10 @@ fn sopk(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
             }
             // HW_REG_MODE: the model keeps FP_ROUND, FP_DENORM, DX10_CLAMP, IEEE and FP16_OVFL (rule
             // mode.hwreg_layout); other bits read 0.
-            let modelled: u32 = 0x0080_03ff;
-            let mask = if size >= 32 {
-                u32::MAX
-            } else {
-                ((1u32 << size) - 1) << offset
-            };
-            let mode = cx.get(cx.mode);
+            let mode = cx.mode_word();
             if op == SGetregB32 {
                 let e = &mut cx.e;
-                let m = e.bink(Bin::And, mode, modelled as u64);
+                let m = e.bink(Bin::And, mode, crate::program::MODE_MODELLED as u64);
                 let v = e.bink(Bin::LShr, m, offset as u64);
                 let v = if size >= 32 {
                     v
@@ -449,6 +442,7 @@ fn sopk(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
                 let d = cx.op(inst, Role::Sdst, pc)?;
                 cx.swrite(d, v, inst, pc)?;
             } else {
+                let w = crate::program::mode_write(inst).expect("s_setreg of MODE writes MODE");
                 let v = match op {
                     SSetregB32 => {
                         let o = inst.operand(Role::Sdst).or(inst.operand(Role::Src0));
@@ -461,12 +455,9 @@ fn sopk(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
                         cx.sread(o, false, inst, pc)?
                     }
                 };
-                let e = &mut cx.e;
-                let placed = e.bink(Bin::Shl, v, offset as u64);
-                let placed = e.bink(Bin::And, placed, (mask & modelled) as u64);
-                let kept = e.bink(Bin::And, mode, !(mask & modelled) as u64);
-                let n = e.bin(Bin::Or, kept, placed);
-                cx.put(cx.mode, n);
+                let placed = cx.e.bink(Bin::Shl, v, offset as u64);
+                let placed = cx.e.bink(Bin::And, placed, w.mask as u64);
+                cx.set_mode(w.mask, placed);
             }
             return Ok(Done::Next);
         }
@@ -564,13 +555,9 @@ fn sopp(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
             Ok(Done::Ended)
         }
         SRoundMode | SDenormMode => {
-            let k = simm16(inst) as u64 & 0xf;
-            let shift = if inst.op == SRoundMode { 0 } else { 4 };
-            let mode = cx.get(cx.mode);
-            let e = &mut cx.e;
-            let kept = e.bink(Bin::And, mode, !(0xfu64 << shift) & 0xffff_ffff);
-            let n = e.bink(Bin::Or, kept, k << shift);
-            cx.put(cx.mode, n);
+            let w = crate::program::mode_write(inst).expect("a mode instruction writes MODE");
+            let v = cx.e.k32(w.value.expect("an immediate mode"));
+            cx.set_mode(w.mask, v);
             Ok(Done::Next)
         }
         _ => Err(refusal(
