@@ -3,9 +3,10 @@
 //! "Differential fuzzing"), and it grows with the module, so this says which guest instructions to make
 //! smaller first.
 //!
-//! `cargo run --release -p conformance --example fuzz_spirv_size [-- SEED FIRST_BATCH BATCHES [--no-host-floats]]`
+//! `cargo run --release -p conformance --example fuzz_spirv_size [-- SEED FIRST_BATCH BATCHES [--no-host-floats] [--rolled]]`
 //! (default seed 9500 from batch 2015, 20 batches of 16 programs; host fast paths on, as on NVIDIA and
-//! lavapipe). No device is needed: the module is compiled, not run.
+//! lavapipe; `--rolled`: the float engine's fixed-step computations as loops, as on NVIDIA, not lavapipe).
+//! No device is needed: the module is compiled, not run.
 //!
 //! An item's cost is the module's words with the program whole minus its words without that item (programs
 //! compiled one per module), summed per kind: a mnemonic, or `<exec>`, `<skip>` and `<loop>` for the items
@@ -17,7 +18,11 @@ use reference_model::isa::{self, Target};
 use std::collections::BTreeMap;
 
 /// The recompiled module's words for `programs` of batch `b`.
-fn words(b: &Batch, programs: &[Vec<Item>], host_floats: bool) -> Result<usize, String> {
+fn words(
+    b: &Batch,
+    programs: &[Vec<Item>],
+    (host_floats, rolled_loops): (bool, bool),
+) -> Result<usize, String> {
     let w = fz::kernel_words(programs, b.wave, fz::Rewrite::default(), b.target)?;
     let lanes = programs.len() * fz::THREADS as usize;
     let job = fz::job(
@@ -32,6 +37,7 @@ fn words(b: &Batch, programs: &[Vec<Item>], host_floats: bool) -> Result<usize, 
         // NVIDIA's 48 KiB, so LDS is workgroup memory as on the GPUs.
         shared_bytes: 48 * 1024,
         host_floats,
+        rolled_loops,
         ..Default::default()
     };
     recompiler::job::prepare(&job, options)
@@ -54,6 +60,8 @@ fn kind(item: &Item, t: Target) -> String {
 fn main() -> Result<(), String> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let host_floats = !args.iter().any(|a| a == "--no-host-floats");
+    let rolled = args.iter().any(|a| a == "--rolled");
+    let opts = (host_floats, rolled);
     let nums: Vec<u64> = args
         .iter()
         .filter(|a| !a.starts_with("--"))
@@ -70,16 +78,16 @@ fn main() -> Result<(), String> {
     let (mut batch_words, mut frame_words, mut programs, mut alone) = (0, 0, 0, 0);
     for index in first..first + batches {
         let b = fz::batch(seed, index, 16, None, target);
-        batch_words += words(&b, &b.programs, host_floats)?;
-        frame_words += words(&b, &vec![Vec::new(); b.programs.len()], host_floats)?;
+        batch_words += words(&b, &b.programs, opts)?;
+        frame_words += words(&b, &vec![Vec::new(); b.programs.len()], opts)?;
         for p in &b.programs {
-            let whole = words(&b, std::slice::from_ref(p), host_floats)?;
+            let whole = words(&b, std::slice::from_ref(p), opts)?;
             alone += whole;
             programs += 1;
             for i in 0..p.len() {
                 let mut q = p.clone();
                 let item = q.remove(i);
-                let without = words(&b, &[q], host_floats)?;
+                let without = words(&b, &[q], opts)?;
                 let e = by_kind.entry(kind(&item, target)).or_default();
                 e.0 += 1;
                 e.1 += whole as i64 - without as i64;
@@ -87,10 +95,11 @@ fn main() -> Result<(), String> {
         }
     }
     println!(
-        "seed {seed}, batches {first}..{}, host fast paths {}: {programs} programs; a 16-program module {} words \
+        "seed {seed}, batches {first}..{}, host fast paths {}, loops {}: {programs} programs; a 16-program module {} words \
          on average ({} of them the kernel frame with empty programs); one program alone in a module {} words",
         first + batches,
         if host_floats { "on" } else { "off" },
+        if rolled { "rolled" } else { "unrolled" },
         batch_words / batches as usize,
         frame_words / batches as usize,
         alone / programs.max(1),

@@ -188,11 +188,14 @@ pub fn run(
     progress: &mut dyn FnMut(u64),
 ) -> Result<SweepResult, String> {
     let model = model_fn(op).ok_or("the model has no float-library function for it")?;
-    run_against(ctx, backend, op, mode, range, model, progress)
+    let rolled = !ctx.info().is_lavapipe();
+    run_against(ctx, backend, op, mode, range, model, rolled, progress)
 }
 
 /// [`run`] with the expected results from `model` (a test's wrong reference shows that divergences are
-/// found and reported).
+/// found and reported), the module's fixed-step computations as loops when `rolled`
+/// (`recompiler::Shape::rolled_loops`; [`run`] rolls them everywhere but on lavapipe).
+#[allow(clippy::too_many_arguments)]
 pub fn run_against(
     ctx: &Context,
     backend: &str,
@@ -200,6 +203,7 @@ pub fn run_against(
     mode: FloatMode,
     (start, end): (u64, u64),
     model: ModelFn,
+    rolled: bool,
     progress: &mut dyn FnMut(u64),
 ) -> Result<SweepResult, String> {
     let shape: Unary = sweep::unary(op).ok_or("not a sweep operation")?;
@@ -209,8 +213,8 @@ pub fn run_against(
         dx10_clamp: mode.dx10_clamp,
         fp16_ovfl: mode.fp16_ovfl,
     };
-    let spirv =
-        sweep::module(op, m.to_hwreg()).map_err(|r| format!("{}: {}", r.instruction, r.reason))?;
+    let spirv = sweep::module(op, m.to_hwreg(), rolled)
+        .map_err(|r| format!("{}: {}", r.instruction, r.reason))?;
     let total = 1u64 << shape.input_bits;
     if start > end || end > total {
         return Err(format!(

@@ -80,6 +80,9 @@ impl VulkanBackend {
             // Helpers are inlined everywhere (`recompiler::Shape::call_helpers` docs): kept as calls on
             // NVIDIA's driver, peer-global-loads/LoadsCode read 138 wrong cells on the H200 (2026-12-04).
             call_helpers: false,
+            // lavapipe's loop budget (65535 iterations per invocation) would run out in a kernel that
+            // evaluates many transcendentals; elsewhere loops are smaller modules that compile faster.
+            rolled_loops: !info.is_lavapipe(),
         };
         Ok(VulkanBackend {
             name: backend_name(&info.name),
@@ -121,6 +124,14 @@ impl VulkanBackend {
     /// suite (peer-global-loads) differs from the model with calls and matches without.
     pub fn calling_helpers(mut self) -> VulkanBackend {
         self.options.call_helpers = true;
+        self
+    }
+
+    /// Emits the float engine's fixed-step computations as loops, or unrolled, whatever the device
+    /// (`recompiler::Shape::rolled_loops`; by default they are loops everywhere but on lavapipe): for tests
+    /// of the loop form on lavapipe, and to measure what rolling gains.
+    pub fn rolling_loops(mut self, on: bool) -> VulkanBackend {
+        self.options.rolled_loops = on;
         self
     }
 

@@ -121,6 +121,7 @@ fn a_wrong_reference_gives_counted_divergences_in_input_order() {
         FloatMode::TITLE,
         (0, 1 << 16),
         trunc,
+        false,
         &mut |n| seen = n,
     )
     .unwrap();
@@ -146,4 +147,64 @@ fn a_wrong_reference_gives_counted_divergences_in_input_order() {
         reference_model::float::trunc_f16(m, d.input as u16) as u32
     );
     assert!(d.input & 0x8000 != 0, "{d:?}");
+}
+
+/// The transcendentals with their fixed-step computations as loops (`recompiler::Shape::rolled_loops`, on
+/// everywhere but lavapipe): lavapipe runs them too, one input per invocation being far inside its loop
+/// budget, so CI checks the loop form against the model as well.
+#[test]
+fn rolled_transcendentals_match_the_model() {
+    let Some(ctx) = ctx() else { return };
+    let run = |op: Op, m: &str, range: (u64, u64)| {
+        let model = sweep::model_fn(op).expect("a model function");
+        let r = sweep::run_against(
+            &ctx,
+            "lavapipe",
+            op,
+            mode(m),
+            range,
+            model,
+            true,
+            &mut |_| {},
+        )
+        .unwrap();
+        assert_eq!(
+            r.divergences,
+            0,
+            "{} {m} {range:x?}: {:x?}",
+            op.mnemonic(),
+            r.first
+        );
+    };
+    for m in ["c0/0/1/0", "34/1/1/1", "fc/1/1/0"] {
+        for op in [
+            Op::VLogF16,
+            Op::VExpF16,
+            Op::VSinF16,
+            Op::VCosF16,
+            Op::VRcpF16,
+            Op::VSqrtF16,
+            Op::VRsqF16,
+        ] {
+            run(op, m, (0, 1 << 16));
+        }
+    }
+    // Around one (log2's E = 0 path), the denormals, the largest values and 2^x's limits.
+    for m in ["c0/0/1/0", "f1/1/1/0", "d3/1/1/0"] {
+        for op in [
+            Op::VLogF32,
+            Op::VExpF32,
+            Op::VSinF32,
+            Op::VCosF32,
+            Op::VRcpF32,
+            Op::VSqrtF32,
+            Op::VRsqF32,
+        ] {
+            for w in [0u64, 0x3f7f_0000, 0x42fc_0000, 0x7f7f_0000] {
+                for sign in [0, 0x8000_0000u64] {
+                    run(op, m, (w | sign, (w | sign) + (1 << 16)));
+                }
+            }
+        }
+    }
 }

@@ -574,10 +574,22 @@ fn float_kernel_matches_on(
     modes: &[(u8, bool, bool)],
     results: usize,
 ) {
+    float_kernel_matches_in(mcpu, vulkan, src, special, modes, results)
+}
+
+/// [`float_kernel_matches_on`] on the backend `open` gives.
+fn float_kernel_matches_in(
+    mcpu: &str,
+    open: impl FnOnce() -> Option<conformance::vulkan::VulkanBackend>,
+    src: &str,
+    special: &[u32],
+    modes: &[(u8, bool, bool)],
+    results: usize,
+) {
     if !have_llvm_mc() {
         return;
     }
-    let Some(vulkan) = vulkan() else { return };
+    let Some(vulkan) = open() else { return };
     let model = ModelBackend::default();
     let words = common::asm_for(mcpu, 32, src);
     let mut seed = 0x9e37_79b9_7f4a_7c15u64;
@@ -1004,6 +1016,47 @@ const MEMORY_ATOMICS: &str = "v_lshlrev_b32 v1, 4, v0\n\
     buffer_store_dwordx4 v[28:31], v1, s[4:7], 0 offen offset:32\n\
     buffer_store_dwordx4 v[32:35], v1, s[4:7], 0 offen offset:48\n\
     s_endpgm";
+
+/// The f32 and f16 logarithms, exponentials, reciprocals and roots.
+const LOG_EXP_ROOTS: &str = "v_lshlrev_b32 v1, 4, v0\n\
+    buffer_load_dwordx4 v[10:13], v1, s[0:3], 0 offen\ns_waitcnt vmcnt(0)\n\
+    v_log_f32 v20, v10\nv_exp_f32 v21, v11\nv_rcp_f32 v22, v12\nv_sqrt_f32 v23, v13\n\
+    v_rsq_f32 v24, v10\nv_log_f16 v25, v11\nv_exp_f16 v26, v12\nv_rsq_f16 v27, v13\n\
+    v_lshlrev_b32 v1, 6, v0\n\
+    buffer_store_dwordx4 v[20:23], v1, s[4:7], 0 offen\n\
+    buffer_store_dwordx4 v[24:27], v1, s[4:7], 0 offen offset:16\ns_endpgm";
+
+/// The transcendentals with the float engine's fixed-step computations as loops (`rolled_loops`, on
+/// everywhere but lavapipe, forced on here): the same results as unrolled.
+#[test]
+fn transcendentals_as_loops_match_the_model_in_every_float_mode() {
+    let special = [
+        0u32,
+        0x8000_0001,
+        0x3f80_0000,
+        0x3f80_0001,
+        0x3f7f_ffff,
+        0x4b00_0001,
+        0x3000_0000,
+        0x7f80_0000,
+        0x7fa0_0001,
+        0x3400_3800,
+        0x000f_ffff,
+        0x7fef_ffff,
+        0x0010_0000,
+        0x3ff0_0000,
+        0x42fe_0000,
+        0xc2fc_0000,
+    ];
+    let modes = [
+        (0xc0u8, false, false),
+        (0xf3, true, true),
+        (0x35, false, true),
+    ];
+    let rolled = || vulkan().map(|v| v.rolling_loops(true));
+    float_kernel_matches_in("gfx1013", rolled, TRANSCENDENTALS, &special, &modes, 16);
+    float_kernel_matches_in("gfx1013", rolled, LOG_EXP_ROOTS, &special, &modes, 8);
+}
 
 #[test]
 fn buffer_global_and_f64_lds_atomics_match_the_model() {

@@ -156,6 +156,7 @@ fn words(r: &Request) -> Result<(String, Module), String> {
         parallel: false,
         host_floats: r.host_floats,
         call_helpers: r.call_helpers,
+        rolled_loops: false,
     };
     let m = recompiler::compile(target, &words, shape, &[])
         .map_err(|e| format!("not translated: {e}"))?;

@@ -111,6 +111,7 @@ fn bench(c: &mut Criterion) {
         parallel: false,
         host_floats: false,
         call_helpers: false,
+        rolled_loops: false,
     };
     let synth = instructions(Target::Gfx1013, &words);
     let compile_bundled = || {

@@ -821,6 +821,7 @@ pub(crate) fn compile(
     let mut e = Emit::new();
     e.host_floats = shape.host_floats;
     e.call_helpers = shape.call_helpers;
+    e.rolled_loops = shape.rolled_loops;
     let void = e.t_void();
     let fn_ty = e.b.ty(SOp::TypeFunction, &[void]);
     let u32t = e.t_u32();

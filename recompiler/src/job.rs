@@ -43,6 +43,8 @@ pub struct Options {
     pub host_floats: bool,
     /// Keep helper functions as calls on this device ([`Shape::call_helpers`]).
     pub call_helpers: bool,
+    /// Emit the float engine's fixed-step computations as loops ([`Shape::rolled_loops`]).
+    pub rolled_loops: bool,
 }
 
 impl Default for Options {
@@ -52,6 +54,7 @@ impl Default for Options {
             shared_bytes: 0,
             host_floats: false,
             call_helpers: false,
+            rolled_loops: false,
         }
     }
 }
@@ -110,6 +113,7 @@ pub fn prepare(job: &Job, options: Options) -> Result<Prepared, BackendError> {
         parallel: job.independent_groups,
         host_floats: options.host_floats,
         call_helpers: options.call_helpers,
+        rolled_loops: options.rolled_loops,
     };
     let mut memory = Vec::new();
     // The user SGPRs, then INFO_ZERO (0).

@@ -110,6 +110,12 @@ pub struct Shape {
     /// (cause not found), and since speculative loops the inlined float bench is faster too, so the
     /// `vulkan` backend leaves this off (README, "Speed figures"). For measurements only.
     pub call_helpers: bool,
+    /// The float engine's long fixed-step computations (`v_log`'s 62 squarings, the `v_exp`, `v_sin` and
+    /// `v_cos` series) are loops, not unrolled code ([`lower::Lower::repeat`]). The module is then much
+    /// smaller for every transcendental it holds, which is what a driver's compile time follows on NVIDIA,
+    /// but every evaluation spends loop iterations: lavapipe ends an invocation's loops after 65535 in all
+    /// (see [`layout::HOST_LOOP`]), so the `vulkan` backend leaves this off there.
+    pub rolled_loops: bool,
 }
 
 impl Shape {

@@ -99,6 +99,22 @@ pub enum HostF {
     Mul32,
 }
 
+/// [`Lower::repeat`] unrolled: `body` called `n` times with constant indices.
+pub fn unrolled<L: Lower>(
+    e: &mut L,
+    n: u32,
+    state: &[L::V],
+    mut body: impl FnMut(&mut L, L::V, &[L::V]) -> Vec<L::V>,
+) -> Vec<L::V> {
+    let mut s = state.to_vec();
+    for i in 0..n {
+        let iv = e.k32(i);
+        s = body(e, iv, &s);
+        debug_assert_eq!(s.len(), state.len(), "a step keeps the state's shape");
+    }
+    s
+}
+
 /// Integer-engine float operations a backend may emit once per module and call ([`Lower::soft`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SoftF {
@@ -177,7 +193,35 @@ pub trait Lower {
         body(self, args)
     }
 
+    /// `body` applied `n` times to `state`, each time with the step's index (a 32-bit value from 0): the
+    /// last state. Unrolled here; the SPIR-V emitter may emit a loop instead (`Emit::rolled_loops`), so
+    /// the body must use the index as a value (arithmetic, [`Lower::table64`]), never as a Rust number.
+    fn repeat(
+        &mut self,
+        n: u32,
+        state: &[Self::V],
+        body: impl FnMut(&mut Self, Self::V, &[Self::V]) -> Vec<Self::V>,
+    ) -> Vec<Self::V>
+    where
+        Self: Sized,
+    {
+        unrolled(self, n, state, body)
+    }
+
     // Derived operations, the same on every backend.
+
+    /// `table[i]` for a 32-bit index `i` below the table's length: a select chain, which folds to the
+    /// constant when `i` is one.
+    fn table64(&mut self, table: &[u64], i: Self::V) -> Self::V {
+        let mut v = self.k64(table[0]);
+        for (j, &t) in table.iter().enumerate().skip(1) {
+            let jk = self.k32(j as u32);
+            let at = self.cmp(Cmp::Eq, i, jk);
+            let tk = self.k64(t);
+            v = self.select(at, tk, v);
+        }
+        v
+    }
 
     /// The high 32 bits of a 64-bit value.
     fn hi(&mut self, a: Self::V) -> Self::V {

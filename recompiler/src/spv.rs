@@ -134,6 +134,8 @@ pub struct Emit {
     pub speculated: bool,
     /// Define helpers `DontInline` ([`crate::Shape::call_helpers`]).
     pub call_helpers: bool,
+    /// Emit [`Lower::repeat`] as loops ([`crate::Shape::rolled_loops`]).
+    pub rolled_loops: bool,
     /// The f32 type, once a host float operation used it.
     f32_type: Option<Word>,
     /// The launch info buffer, whose word [`crate::layout::INFO_ZERO`] the host sets to 0: what
@@ -203,6 +205,7 @@ impl Emit {
             speculate: None,
             speculated: false,
             call_helpers: false,
+            rolled_loops: false,
             f32_type: None,
         }
     }
@@ -1094,6 +1097,35 @@ impl Lower for Emit {
         // `define_helpers` emits the body once (no helper body adds or multiplies floats; `define`
         // asserts that none calls a helper).
         self.call_outlined(crate::units::soft_helper(op).key(), Ty::I32, args)
+    }
+    fn repeat(
+        &mut self,
+        n: u32,
+        state: &[Sv],
+        mut body: impl FnMut(&mut Self, Sv, &[Sv]) -> Vec<Sv>,
+    ) -> Vec<Sv> {
+        if !self.rolled_loops || n < 2 {
+            return crate::lower::unrolled(self, n, state, body);
+        }
+        // Function variables carry the state around the loop (the body may open blocks of its own).
+        let vars: Vec<(Word, Ty)> = state
+            .iter()
+            .map(|v| {
+                let var = self.local(v.ty);
+                self.store(var, *v);
+                (var, v.ty)
+            })
+            .collect();
+        let nk = self.k32(n);
+        self.for_range(nk, |e, i| {
+            let s: Vec<Sv> = vars.iter().map(|&(var, t)| e.load(var, t)).collect();
+            let out = body(e, i, &s);
+            assert_eq!(out.len(), vars.len(), "a step keeps the state's shape");
+            for (&(var, _), v) in vars.iter().zip(out) {
+                e.store(var, v);
+            }
+        });
+        vars.iter().map(|&(var, t)| self.load(var, t)).collect()
     }
     fn unless(&mut self, c: Sv, fast: Sv, slow: impl FnOnce(&mut Self) -> Sv) -> Sv {
         if let Some(k) = self.known(c) {

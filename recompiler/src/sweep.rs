@@ -86,8 +86,9 @@ pub fn unary_ops() -> Vec<Op> {
 }
 
 /// The SPIR-V module computing `op` in MODE register value `mode` (rule `mode.hwreg_layout`; the
-/// `FloatMode::to_hwreg` of the model), as the module docs lay out.
-pub fn module(op: Op, mode: u32) -> Result<Vec<u32>, Refusal> {
+/// `FloatMode::to_hwreg` of the model), as the module docs lay out; the float engine's fixed-step
+/// computations are loops when `rolled` ([`crate::Shape::rolled_loops`]).
+pub fn module(op: Op, mode: u32, rolled: bool) -> Result<Vec<u32>, Refusal> {
     let Some(shape) = unary(op) else {
         return Err(Refusal {
             instruction: op.mnemonic().to_string(),
@@ -98,6 +99,7 @@ pub fn module(op: Op, mode: u32) -> Result<Vec<u32>, Refusal> {
     };
     let (fmt, f) = float_op(op).expect("unary implies an engine operation");
     let mut e = Emit::new();
+    e.rolled_loops = rolled;
     let void = e.t_void();
     let fn_ty = e.b.ty(SOp::TypeFunction, &[void]);
     let u = e.t_u32();
@@ -191,11 +193,19 @@ mod tests {
         assert_eq!(unary(Op::VFractF16).unwrap().input_bits, 16);
         assert_eq!(unary(Op::VCvtF32F16).unwrap().input_bits, 16);
         assert_eq!(unary(Op::VCvtF32F16).unwrap().output_bits, 32);
-        assert!(module(Op::VAddF32, 0).is_err());
+        assert!(module(Op::VAddF32, 0, false).is_err());
+        // The loop form holds one step of v_log's 62 squarings.
+        let rolled = module(Op::VLogF32, 0xc0, true).unwrap().len();
+        let unrolled = module(Op::VLogF32, 0xc0, false).unwrap().len();
+        assert!(
+            4 * rolled < unrolled,
+            "{rolled} words rolled, {unrolled} unrolled"
+        );
         // Every sweep module passes the static check (module() refuses one that does not).
         for op in unary_ops() {
-            for mode in [0xc0, 0x2f3, 0x8000ff] {
-                module(op, mode).unwrap_or_else(|r| panic!("{}: {}", r.instruction, r.reason));
+            for (mode, rolled) in [(0xc0, false), (0x2f3, true), (0x8000ff, false)] {
+                module(op, mode, rolled)
+                    .unwrap_or_else(|r| panic!("{}: {}", r.instruction, r.reason));
             }
         }
     }

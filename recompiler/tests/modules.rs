@@ -35,8 +35,10 @@ fn every_emitted_module_validates() {
                 continue;
             }
             for (shared, host_floats) in [(0, false), (32768, false), (32768, true)] {
+                // The last setting turns every option on: host floats, helpers as calls, rolled loops.
                 let options = Options {
                     call_helpers: host_floats,
+                    rolled_loops: host_floats,
                     shared_bytes: shared,
                     host_floats,
                     ..Options::default()
@@ -99,6 +101,7 @@ fn disassembly_names_the_entry_point_and_rejects_what_is_not_spirv() {
         parallel: false,
         host_floats: false,
         call_helpers: false,
+        rolled_loops: false,
     };
     // v_mov_b32 v1, 5; s_endpgm
     let m = recompiler::compile(

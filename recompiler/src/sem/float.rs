@@ -1493,38 +1493,45 @@ pub enum Recip {
 fn div_steps<L: Lower>(e: &mut L, r: L::V, d: L::V, n: u32) -> (L::V, L::V) {
     let ge = e.cmp(Cmp::UGe, r, d);
     let rd = e.bin(Bin::Sub, r, d);
-    let mut r = e.select(ge, rd, r);
-    let mut q = e.b2i(ge, Ty::I64);
-    for _ in 0..n {
+    let r = e.select(ge, rd, r);
+    let q = e.b2i(ge, Ty::I64);
+    let out = e.repeat(n, &[r, q], |e, _, s| {
+        let &[r, q] = s else {
+            unreachable!("two state values")
+        };
         let r2 = e.bink(Bin::Shl, r, 1);
         let ge = e.cmp(Cmp::UGe, r2, d);
         let rd = e.bin(Bin::Sub, r2, d);
-        r = e.select(ge, rd, r2);
+        let r = e.select(ge, rd, r2);
         let bit = e.b2i(ge, Ty::I64);
         let q2 = e.bink(Bin::Shl, q, 1);
-        q = e.bin(Bin::Or, q2, bit);
-    }
+        vec![r, e.bin(Bin::Or, q2, bit)]
+    });
     let z = e.k64(0);
-    (q, e.cmp(Cmp::Eq, r, z))
+    (out[1], e.cmp(Cmp::Eq, out[0], z))
 }
 
 /// `floor(sqrt(v))` of a 64-bit `v` below `2^(top + 2)` (`top` even), digit by digit, and whether the root is
 /// exact.
 fn isqrt_steps<L: Lower>(e: &mut L, v: L::V, top: u32) -> (L::V, L::V) {
-    let mut v = v;
-    let mut root = e.k64(0);
-    for i in 0..=top / 2 {
-        let bit = 1u64 << (top - 2 * i);
-        let t = e.bink(Bin::Add, root, bit);
+    let root = e.k64(0);
+    let bit = e.k64(1 << top);
+    // State: the remainder, the root so far, the bit of this step (two places lower each step).
+    let out = e.repeat(top / 2 + 1, &[v, root, bit], |e, _, s| {
+        let &[v, root, bit] = s else {
+            unreachable!("three state values")
+        };
+        let t = e.bin(Bin::Add, root, bit);
         let ge = e.cmp(Cmp::UGe, v, t);
         let vt = e.bin(Bin::Sub, v, t);
-        v = e.select(ge, vt, v);
+        let v = e.select(ge, vt, v);
         let half = e.bink(Bin::LShr, root, 1);
-        let up = e.bink(Bin::Add, half, bit);
-        root = e.select(ge, up, half);
-    }
+        let up = e.bin(Bin::Add, half, bit);
+        let root = e.select(ge, up, half);
+        vec![v, root, e.bink(Bin::LShr, bit, 2)]
+    });
     let z = e.k64(0);
-    (root, e.cmp(Cmp::Eq, v, z))
+    (out[1], e.cmp(Cmp::Eq, out[0], z))
 }
 
 /// `v_rcp`, `v_sqrt` and `v_rsq` in f32 and f16, correctly rounded once in the mode's direction, as the
@@ -1710,27 +1717,36 @@ fn sqrt64_steps<L: Lower>(e: &mut L, env: &Env<L::V>, m: L::V, ex: L::V) -> L::V
     let m = e.select(odd, m2, m);
     let ex2 = e.bink(Bin::Sub, ex, 1);
     let ex = e.select(odd, ex2, ex);
-    let mut rem = e.k64(0);
-    let mut root = e.k64(0);
-    // Radicand bits 2p + 1 and 2p (p = 55 down to 0); those below bit 58 are zero.
-    for p in (0..56u32).rev() {
+    let z = e.k64(0);
+    // Radicand bits 2p + 1 and 2p, p = 55 down to 0: a step of the root from the remainder shifted in with
+    // `pair`. The radicand's bits below bit 58 are zero, so from p = 28 down nothing is shifted in.
+    let step = |e: &mut L, rem: L::V, root: L::V, pair: Option<L::V>| {
         let r4 = e.bink(Bin::Shl, rem, 2);
-        let r4 = if 2 * p >= 58 {
-            let pair = e.bink(Bin::LShr, m, (2 * p - 58) as u64);
-            let pair = e.bink(Bin::And, pair, 3);
-            e.bin(Bin::Or, r4, pair)
-        } else {
-            r4
+        let r4 = match pair {
+            Some(p) => e.bin(Bin::Or, r4, p),
+            None => r4,
         };
         let t = e.bink(Bin::Shl, root, 2);
         let t = e.bink(Bin::Or, t, 1);
         let ge = e.cmp(Cmp::UGe, r4, t);
         let rt = e.bin(Bin::Sub, r4, t);
-        rem = e.select(ge, rt, r4);
+        let rem = e.select(ge, rt, r4);
         let r2 = e.bink(Bin::Shl, root, 1);
         let bit = e.b2i(ge, Ty::I64);
-        root = e.bin(Bin::Or, r2, bit);
-    }
+        vec![rem, e.bin(Bin::Or, r2, bit)]
+    };
+    // p = 55 - i down to 29: the pair at bit 2p - 58 = 52 - 2i of m.
+    let high = e.repeat(27, &[z, z], |e, i, s| {
+        let k52 = e.k32(52);
+        let i2 = e.bink(Bin::Shl, i, 1);
+        let sh = e.bin(Bin::Sub, k52, i2);
+        let sh = e.zext(sh);
+        let pair = e.bin(Bin::LShr, m, sh);
+        let pair = e.bink(Bin::And, pair, 3);
+        step(e, s[0], s[1], Some(pair))
+    });
+    let out = e.repeat(29, &high, |e, _, s| step(e, s[0], s[1], None));
+    let (rem, root) = (out[0], out[1]);
     let z = e.k64(0);
     let inexact = e.cmp(Cmp::Ne, rem, z);
     let st = e.b2i(inexact, Ty::I64);

@@ -182,12 +182,15 @@ pub fn exp2<L: Lower>(e: &mut L, env: &Env<L::V>, x: L::V) -> L::V {
     let nint1 = e.bin(Bin::Sub, nint, one32);
     let n_neg = e.select(has_frac, nint1, nint);
     let n = e.select(neg, n_neg, int32);
-    // 2^f in Q62 by Horner's rule.
-    let mut t = e.k64(EXP2_TAYLOR[18]);
-    for &a in EXP2_TAYLOR[..18].iter().rev() {
-        let p = mul_hi(e, frac, t);
-        t = e.bink(Bin::Add, p, a);
-    }
+    // 2^f in Q62 by Horner's rule, from the highest coefficient down.
+    let top = e.k64(EXP2_TAYLOR[18]);
+    let t = e.repeat(18, &[top], |e, i, s| {
+        let k17 = e.k32(17);
+        let j = e.bin(Bin::Sub, k17, i);
+        let a = e.table64(&EXP2_TAYLOR[..18], j);
+        let p = mul_hi(e, frac, s[0]);
+        vec![e.bin(Bin::Add, p, a)]
+    })[0];
     let sticky = e.b2i(has_frac, crate::lower::Ty::I64);
     let sig = e.bin(Bin::Or, t, sticky);
     let exp = e.bink(Bin::Sub, n, 62);
@@ -307,23 +310,28 @@ pub fn log2<L: Lower>(e: &mut L, env: &Env<L::V>, x: L::V) -> L::V {
     let big_e = e.bin(Bin::Add, u.exp, msb);
     let k15 = e.k64(3 << 61);
     let high = e.cmp(Cmp::UGe, mq, k15);
-    // log2 of mq / 2^62 in Q62, one bit per squaring.
-    let mut v = mq;
-    let mut l = e.k64(0);
-    let top = e.k64(1 << 63);
-    for i in 1..=62u32 {
+    // log2 of mq / 2^62 in Q62, one bit per squaring: state (value, result, the next result bit).
+    let z = e.k64(0);
+    let first_bit = e.k64(1 << 61);
+    let out = e.repeat(62, &[mq, z, first_bit], |e, _, s| {
+        let &[v, l, bit] = s else {
+            unreachable!("three state values")
+        };
         let (lo, hi) = mul_full(e, v, v);
         let hi2 = e.bink(Bin::Shl, hi, 2);
         let lo2 = e.bink(Bin::LShr, lo, 62);
         let sq = e.bin(Bin::Or, hi2, lo2);
+        let top = e.k64(1 << 63);
         let two = e.cmp(Cmp::UGe, sq, top);
         let halved = e.bink(Bin::LShr, sq, 1);
-        v = e.select(two, halved, sq);
-        let bit = e.k64(1 << (62 - i));
+        let v = e.select(two, halved, sq);
         let z = e.k64(0);
         let add = e.select(two, bit, z);
-        l = e.bin(Bin::Or, l, add);
-    }
+        let l = e.bin(Bin::Or, l, add);
+        let bit = e.bink(Bin::LShr, bit, 1);
+        vec![v, l, bit]
+    });
+    let l = out[1];
     // m >= 1.5: log2 m - 1 with E + 1.
     let one_q = e.k64(1 << 62);
     let l_high = e.bin(Bin::Sub, l, one_q);
@@ -412,14 +420,16 @@ const COS_STEPS: [u64; 10] = [
 /// `1 - series`, where the series is `z/d1 (1 - z/d2 (1 - ...))` over `steps` (2^64 / d), in Q64: returns the
 /// Q64 value `h` with `series = h` (every factor below one, so no term needs an integer bit).
 fn nested<L: Lower>(e: &mut L, z: L::V, steps: &[u64]) -> L::V {
-    let mut h = e.k64(0);
-    for &k in steps.iter().rev() {
-        let kd = e.k64(k);
+    let h = e.k64(0);
+    let last = steps.len() as u32 - 1;
+    e.repeat(last + 1, &[h], |e, i, s| {
+        let kl = e.k32(last);
+        let j = e.bin(Bin::Sub, kl, i);
+        let kd = e.table64(steps, j);
         let zd = mul_hi(e, z, kd);
-        let p = mul_hi(e, zd, h);
-        h = e.bin(Bin::Sub, zd, p);
-    }
-    h
+        let p = mul_hi(e, zd, s[0]);
+        vec![e.bin(Bin::Sub, zd, p)]
+    })[0]
 }
 
 /// `v_sin` (`cos` false) or `v_cos` (true), f32 or f16, on bits `x` (modifiers applied).
