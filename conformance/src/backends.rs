@@ -69,15 +69,19 @@ pub fn resolve(names: &[String], limits: Limits) -> Result<Resolved, String> {
         names,
         limits,
         driver::OpenOptions::default().pipeline_cache_capacity,
+        None,
     )
 }
 
-/// [`resolve`], each Vulkan backend keeping up to `pipelines` pipelines between jobs: `fuzz` keeps none,
-/// since no module of its runs twice and a lavapipe pipeline of a fuzz batch holds tens of MiB.
+/// [`resolve`], each Vulkan backend keeping up to `pipelines` pipelines between jobs (`fuzz` keeps none,
+/// since no module of its runs twice and a lavapipe pipeline of a fuzz batch holds tens of MiB) and, when
+/// `rolled` says, with the float engine's fixed-step computations rolled or not
+/// ([`VulkanBackend::rolling_loops`]; `None`: the device's default).
 pub fn resolve_with(
     names: &[String],
     limits: Limits,
     pipelines: usize,
+    rolled: Option<bool>,
 ) -> Result<Resolved, String> {
     let names: Vec<&str> = if names.is_empty() {
         vec!["model"]
@@ -95,7 +99,11 @@ pub fn resolve_with(
         }
     };
     let vulkan = |sel: Option<&str>| -> Result<Box<dyn Backend>, String> {
-        Ok(Box::new(VulkanBackend::open_with(sel, limits, pipelines)?))
+        let b = VulkanBackend::open_with(sel, limits, pipelines)?;
+        Ok(Box::new(match rolled {
+            Some(on) => b.rolling_loops(on),
+            None => b,
+        }))
     };
     for n in names {
         let kind = n.split_once(':').map_or(n, |(k, _)| k);

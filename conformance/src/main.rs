@@ -269,6 +269,12 @@ enum Sub {
         /// 2, adding its dot products and legacy FMAs). A seed's stream differs per target.
         #[arg(long, value_parser = ["gfx1013", "gfx1030"], default_value = "gfx1013")]
         target: String,
+        /// The float engine's fixed-step computations (v_log, v_exp, v_sin, v_cos, reciprocals and roots)
+        /// on the Vulkan backends: as loops (`rolled`), unrolled, or `auto`: rolled everywhere but on
+        /// lavapipe, whose loop budget per invocation a kernel of many of them would spend. To fuzz the form
+        /// a device does not get by default.
+        #[arg(long, value_parser = ["auto", "rolled", "unrolled"], default_value = "auto")]
+        loops: String,
     },
     /// Run `fuzz --save` regression files on the backends (the first is the reference; default model and
     /// vulkan) and say for each whether they agree now. Exit 1 when one still differs.
@@ -464,8 +470,14 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             time_limit,
             first_batch,
             target,
+            loops,
         }) => {
             no_disk_shader_caches();
+            let rolled = match loops.as_str() {
+                "rolled" => Some(true),
+                "unrolled" => Some(false),
+                _ => None,
+            };
             let wave = wave.map(|w| if w == "64" { 64 } else { 32 });
             let target = reference_model::isa::Target::from_name(&target)
                 .ok_or_else(|| format!("--target {target}: gfx1013 or gfx1030"))?;
@@ -482,6 +494,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                 time_limit.map(std::time::Duration::from_secs),
                 first_batch,
                 target,
+                rolled,
             );
         }
         None => {}
@@ -910,6 +923,7 @@ fn fuzz(
     time_limit: Option<std::time::Duration>,
     first_batch: u64,
     target: reference_model::isa::Target,
+    rolled: Option<bool>,
 ) -> Result<ExitCode, String> {
     use conformance::fuzz as fz;
     use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -976,7 +990,7 @@ fn fuzz(
     let (tx, rx) = std::sync::mpsc::channel::<(u64, Result<fz::Report, String>)>();
     // No pipeline is kept between batches: no module runs twice, and on lavapipe two workers' caches grew to
     // 5.7 GB.
-    let resolve = |names: &[String]| backends::resolve_with(names, Limits::default(), 0);
+    let resolve = |names: &[String]| backends::resolve_with(names, Limits::default(), 0, rolled);
     let open = || resolve(&names).map(|r| r.backends);
     // A batch the host fails (fz::Stop::Host) runs again once on backends opened afresh (a timed-out job
     // leaves its Vulkan context unusable); failing again, it is counted apart, not compared.

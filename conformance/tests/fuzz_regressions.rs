@@ -86,6 +86,36 @@ fn a_seeded_smoke_run_finds_no_divergence() {
     assert!(report.divergences.is_empty(), "{:#?}", report.divergences);
 }
 
+/// The module form NVIDIA and the other non-lavapipe devices get, with the float engine's fixed-step
+/// computations as loops (`fuzz --loops rolled`), run on lavapipe: two batches rich in transcendentals.
+#[test]
+fn a_seeded_smoke_run_with_rolled_loops_finds_no_divergence() {
+    let Some(vulkan) = common::vulkan().map(|v| v.rolling_loops(true)) else {
+        return;
+    };
+    let model = ModelBackend::default();
+    let mut report = Report::default();
+    // Seed 9500's batches 8749 (wave32) and 8753 (wave64) hold 12 and 16 transcendentals (v_log, v_exp,
+    // v_sin, v_cos, reciprocals and roots).
+    for i in [8749, 8753] {
+        fuzz::run_batch(
+            &model,
+            &[&vulkan],
+            9500,
+            i,
+            16,
+            None,
+            Target::Gfx1013,
+            Rewrite::default(),
+            &mut report,
+        )
+        .unwrap();
+    }
+    assert_eq!(report.programs, 32);
+    assert!(report.compared >= 30, "{report:?}");
+    assert!(report.divergences.is_empty(), "{:#?}", report.divergences);
+}
+
 #[test]
 fn a_bad_regression_file_is_an_error() {
     let mut r: Regression = toml::from_str(
