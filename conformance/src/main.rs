@@ -285,6 +285,10 @@ enum Sub {
         /// Regression files.
         #[arg(required = true)]
         files: Vec<PathBuf>,
+        /// As for `fuzz`: the form of the float engine's fixed-step computations on the Vulkan backends. A
+        /// regression found with a forced form names it in its backend (`vulkan:llvmpipe+rolled`).
+        #[arg(long, value_parser = ["auto", "rolled", "unrolled"], default_value = "auto")]
+        loops: String,
     },
     /// Add up the `--format json` summaries of shards (`--shard K/N`) or of runs over disjoint suites and
     /// print the whole as `--format` says (text, json, markdown). Exit 1 when the merged summary has an
@@ -456,7 +460,11 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                 },
             )
         }
-        Some(Sub::FuzzReplay { backends, files }) => return fuzz_replay(&backends, &files),
+        Some(Sub::FuzzReplay {
+            backends,
+            files,
+            loops,
+        }) => return fuzz_replay(&backends, &files, loops_form(&loops)),
         Some(Sub::Fuzz {
             backends,
             seed,
@@ -473,11 +481,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             loops,
         }) => {
             no_disk_shader_caches();
-            let rolled = match loops.as_str() {
-                "rolled" => Some(true),
-                "unrolled" => Some(false),
-                _ => None,
-            };
+            let rolled = loops_form(&loops);
             let wave = wave.map(|w| if w == "64" { 64 } else { 32 });
             let target = reference_model::isa::Target::from_name(&target)
                 .ok_or_else(|| format!("--target {target}: gfx1013 or gfx1030"))?;
@@ -831,7 +835,20 @@ fn named_one(names: &[String], got: &[Box<dyn measurements::Backend>]) -> String
 }
 
 /// `conformance fuzz-replay`.
-fn fuzz_replay(names: &[String], files: &[PathBuf]) -> Result<ExitCode, String> {
+/// `--loops`: `Some(rolled)` for a forced form, `None` for the device's own (`auto`).
+fn loops_form(loops: &str) -> Option<bool> {
+    match loops {
+        "rolled" => Some(true),
+        "unrolled" => Some(false),
+        _ => None,
+    }
+}
+
+fn fuzz_replay(
+    names: &[String],
+    files: &[PathBuf],
+    rolled: Option<bool>,
+) -> Result<ExitCode, String> {
     use conformance::fuzz as fz;
     let mut jobs = Vec::new();
     for f in files {
@@ -848,7 +865,7 @@ fn fuzz_replay(names: &[String], files: &[PathBuf]) -> Result<ExitCode, String> 
         jobs.push((
             f,
             r.job().map_err(|e| format!("{}: {e}", f.display()))?,
-            r.origin,
+            format!("{}, found on {}", r.origin, r.backend),
         ));
     }
     let names: Vec<String> = if names.is_empty() {
@@ -856,7 +873,13 @@ fn fuzz_replay(names: &[String], files: &[PathBuf]) -> Result<ExitCode, String> 
     } else {
         names.to_vec()
     };
-    let all = backends::resolve(&names, Limits::default())?.backends;
+    let all = backends::resolve_with(
+        &names,
+        Limits::default(),
+        driver::OpenOptions::default().pipeline_cache_capacity,
+        rolled,
+    )?
+    .backends;
     if all.len() < 2 {
         return Err(format!(
             "fuzz-replay needs two different backends (the first is the reference); {}",

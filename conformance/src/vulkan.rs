@@ -129,9 +129,16 @@ impl VulkanBackend {
 
     /// Emits the float engine's fixed-step computations as loops, or unrolled, whatever the device
     /// (`recompiler::Shape::rolled_loops`; by default they are loops everywhere but on lavapipe): for tests
-    /// of the loop form on lavapipe, and to measure what rolling gains.
+    /// of the loop form on lavapipe, and to measure what rolling gains. A form other than the device's
+    /// default shows in the backend's name (`vulkan:llvmpipe+rolled`), so reports and saved fuzz
+    /// regressions say which form ran.
     pub fn rolling_loops(mut self, on: bool) -> VulkanBackend {
+        let default = !self.ctx.info().is_lavapipe();
         self.options.rolled_loops = on;
+        self.name = backend_name(&self.ctx.info().name);
+        if on != default {
+            self.name.push_str(if on { "+rolled" } else { "+unrolled" });
+        }
         self
     }
 

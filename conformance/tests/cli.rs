@@ -781,7 +781,21 @@ fn fuzz_replay_runs_saved_regressions_and_refuses_bad_files() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(String::from_utf8_lossy(&out.stdout).contains("model and vulkan:llvmpipe: agree"));
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(
+        text.contains("found on vulkan:llvmpipe): model and vulkan:llvmpipe: agree"),
+        "{text}"
+    );
+    // The loop form lavapipe does not get by default, named in the backend.
+    let out = conformance(&["fuzz-replay", "--loops", "rolled", file.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(
+        text.contains("model and vulkan:llvmpipe+rolled: agree"),
+        "{text}"
+    );
+    let out = conformance(&["fuzz-replay", "--loops", "spiral", file.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
 }
 
 /// A summary with what depends on the run (time, commit, order of listed mismatches and problems) taken out.
