@@ -134,7 +134,8 @@ pub struct Emit {
     pub speculated: bool,
     /// Define helpers `DontInline` ([`crate::Shape::call_helpers`]).
     pub call_helpers: bool,
-    /// Emit [`Lower::repeat`] as loops ([`crate::Shape::rolled_loops`]).
+    /// Emit [`Lower::repeat`] as loops ([`crate::Shape::rolled_loops`]); off while a helper is defined,
+    /// whose loops could not record an early end.
     pub rolled_loops: bool,
     /// The f32 type, once a host float operation used it.
     f32_type: Option<Word>,
@@ -536,7 +537,13 @@ impl Emit {
             .collect();
         let label = self.b.id();
         self.b.begin_block(label);
+        // The loop-end record is a variable of the entry point, out of a helper's reach, so a helper's
+        // fixed-step computations stay unrolled (no loop to check).
+        let cut = self.loop_cut.take();
+        let rolled = std::mem::replace(&mut self.rolled_loops, false);
         let v = body(self, &params);
+        self.loop_cut = cut;
+        self.rolled_loops = rolled;
         assert!(
             self.outlined.is_empty(),
             "helper {} calls another helper",
