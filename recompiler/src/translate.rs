@@ -83,16 +83,6 @@ fn mem_fields(inst: &Instruction) -> MemFields {
     }
 }
 
-fn simm16(inst: &Instruction) -> u16 {
-    match inst.control {
-        Control::Simm16(v) => v,
-        _ => match inst.operand(Role::Simm16) {
-            Some(Operand::Imm(v)) => v as u16,
-            _ => 0,
-        },
-    }
-}
-
 /// Translates `inst` at word `pc` into the current segment.
 pub(crate) fn inst(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
     match inst.encoding {
@@ -405,7 +395,7 @@ fn saveexec_kind(op: Op) -> Option<(&'static str, bool)> {
 fn sopk(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
     use Op::*;
     let op = inst.op;
-    let k = simm16(inst);
+    let k = crate::program::simm16(inst);
     match op {
         SCallB64 => {
             let next = cx.e.k64(4 * (pc as u64 + inst.size as u64));
@@ -497,7 +487,7 @@ fn sopp(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
             Ok(Done::Ended)
         }
         SSethalt => {
-            if simm16(inst) & 1 == 1 {
+            if crate::program::simm16(inst) & 1 == 1 {
                 return Err(refusal(inst, pc, "s_sethalt 1 would halt the wave"));
             }
             Ok(Done::Next)
