@@ -834,7 +834,6 @@ fn named_one(names: &[String], got: &[Box<dyn measurements::Backend>]) -> String
     )
 }
 
-/// `conformance fuzz-replay`.
 /// `--loops`: `Some(rolled)` for a forced form, `None` for the device's own (`auto`).
 fn loops_form(loops: &str) -> Option<bool> {
     match loops {
@@ -844,6 +843,7 @@ fn loops_form(loops: &str) -> Option<bool> {
     }
 }
 
+/// `conformance fuzz-replay`.
 fn fuzz_replay(
     names: &[String],
     files: &[PathBuf],

@@ -188,13 +188,13 @@ pub fn run(
     progress: &mut dyn FnMut(u64),
 ) -> Result<SweepResult, String> {
     let model = model_fn(op).ok_or("the model has no float-library function for it")?;
-    let rolled = !ctx.info().is_lavapipe();
+    let rolled = crate::vulkan::rolls_loops(ctx.info());
     run_against(ctx, backend, op, mode, range, model, rolled, progress)
 }
 
 /// [`run`] with the expected results from `model` (a test's wrong reference shows that divergences are
 /// found and reported), the module's fixed-step computations as loops when `rolled`
-/// (`recompiler::Shape::rolled_loops`; [`run`] rolls them everywhere but on lavapipe).
+/// (`recompiler::Shape::rolled_loops`; [`run`] takes the device's default, [`crate::vulkan::rolls_loops`]).
 #[allow(clippy::too_many_arguments)]
 pub fn run_against(
     ctx: &Context,

@@ -43,6 +43,14 @@ pub fn host_floats(info: &driver::DeviceInfo) -> bool {
     info.float_controls.is_some_and(|f| f.rounding_rte.f32)
 }
 
+/// Whether the float engine's fixed-step computations are loops on the device by default
+/// (`recompiler::Shape::rolled_loops`): everywhere but on lavapipe, whose loop budget (65535 iterations per
+/// invocation) a kernel evaluating many transcendentals would spend; elsewhere loops make smaller modules,
+/// which compile faster.
+pub fn rolls_loops(info: &driver::DeviceInfo) -> bool {
+    !info.is_lavapipe()
+}
+
 impl VulkanBackend {
     /// Opens the device whose name contains `selector` (lavapipe, or the only device, when `None`). Each
     /// wave gets `limits.instructions` instructions (at most `u32::MAX`) before the job times out in the
@@ -80,9 +88,7 @@ impl VulkanBackend {
             // Helpers are inlined everywhere (`recompiler::Shape::call_helpers` docs): kept as calls on
             // NVIDIA's driver, peer-global-loads/LoadsCode read 138 wrong cells on the H200 (2026-12-04).
             call_helpers: false,
-            // lavapipe's loop budget (65535 iterations per invocation) would run out in a kernel that
-            // evaluates many transcendentals; elsewhere loops are smaller modules that compile faster.
-            rolled_loops: !info.is_lavapipe(),
+            rolled_loops: rolls_loops(info),
         };
         Ok(VulkanBackend {
             name: backend_name(&info.name),
@@ -133,7 +139,7 @@ impl VulkanBackend {
     /// default shows in the backend's name (`vulkan:llvmpipe+rolled`), so reports and saved fuzz
     /// regressions say which form ran.
     pub fn rolling_loops(mut self, on: bool) -> VulkanBackend {
-        let default = !self.ctx.info().is_lavapipe();
+        let default = rolls_loops(self.ctx.info());
         self.options.rolled_loops = on;
         self.name = backend_name(&self.ctx.info().name);
         if on != default {
