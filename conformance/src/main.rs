@@ -980,7 +980,8 @@ fn fuzz(
         .map(|p| fz::TimingLog::create(p, target, wave, metamorphic))
         .transpose()?;
     // Backends opened once to check the arguments and name the run before anything starts.
-    let first = backends::resolve(&names, Limits::default())?.backends;
+    // Opened as the workers' are, so the summary names them as they ran (`vulkan:llvmpipe+rolled`).
+    let first = backends::resolve_with(&names, Limits::default(), 0, rolled)?.backends;
     if first.len() < 2 && !metamorphic {
         return Err(format!(
             "fuzz needs two different backends (the first is the reference), or --metamorphic; {}",

@@ -337,6 +337,40 @@ fn fuzz_refuses_a_range_past_the_streams_end() {
     );
 }
 
+/// `fuzz --loops rolled` on lavapipe names the form in its summary, as in the time line and saved regressions.
+#[test]
+fn fuzz_names_a_forced_loop_form() {
+    let Some(v) = common::vulkan() else {
+        return;
+    };
+    if !v.device_name().contains("llvmpipe") {
+        return;
+    }
+    drop(v);
+    let o = cli(&[
+        "fuzz",
+        "--backend",
+        "model",
+        "--backend",
+        "vulkan",
+        "--loops",
+        "rolled",
+        "--seed",
+        "3",
+        "--count",
+        "2",
+        "--batch",
+        "2",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.starts_with("fuzz seed 3: 2 programs in 1 batches on model, vulkan:llvmpipe+rolled: "),
+        "{text}"
+    );
+    assert!(text.contains("); vulkan:llvmpipe+rolled "), "{text}");
+}
+
 /// `fuzz` keeps Mesa's disk shader cache off unless the environment asks for it: with the variable unset
 /// the cache folder gets no entry, with it set to false by the user (the control) it does.
 #[test]
