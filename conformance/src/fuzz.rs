@@ -2027,8 +2027,7 @@ mod tests {
         }
     }
 
-    /// Every VGPR operand of v10..v17 of every generated instruction is renamed, and nothing else changes: the
-    /// renamed words decode to the same instruction with the registers moved by 20.
+    /// The time line adds each backend's runs and phases across batches and gives their shares.
     #[test]
     fn time_sums_runs_and_phases_per_backend() {
         let b = batch(9500, 0, 2, None, T);
@@ -2076,6 +2075,8 @@ mod tests {
         );
     }
 
+    /// Every VGPR operand of v10..v17 of every generated instruction is renamed, and nothing else changes: the
+    /// renamed words decode to the same instruction with the registers moved by 20.
     #[test]
     fn renaming_moves_exactly_the_frame_registers() {
         use reference_model::isa::{decode, Operand};
