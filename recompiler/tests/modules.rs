@@ -120,3 +120,65 @@ fn disassembly_names_the_entry_point_and_rejects_what_is_not_spirv() {
     let err = recompiler::disassemble(&[0x1234_5678, 1, 2]).unwrap_err();
     assert!(err.starts_with("not a SPIR-V module"), "{err}");
 }
+
+/// A rolled fixed-step computation counts to a bound the host compiler cannot see (a launch-info zero OR-ed
+/// in): NVIDIA's compiler was measured cheaper on such loops than on constant-bound ones, which it appears to
+/// unroll whatever the `DontUnroll` hint says (README, "Speed").
+#[test]
+fn rolled_loops_count_to_a_bound_the_host_cannot_see() {
+    // (counted loops, those counting to a constant) of the v_log_f32 kernel in each loop form.
+    let loops = |rolled_loops: bool| {
+        let shape = recompiler::Shape {
+            wave: 32,
+            threads: 32,
+            groups: [1, 1, 1],
+            tgid: [false; 3],
+            user_sgprs: 0,
+            lds_bytes: 0,
+            budget: 1000,
+            mode: 0xc0,
+            shared_bytes: 32768,
+            parallel: false,
+            host_floats: true,
+            call_helpers: false,
+            rolled_loops,
+        };
+        // v_log_f32 v1, v0; s_endpgm: 62 squarings.
+        let m = recompiler::compile(
+            reference_model::isa::Target::Gfx1013,
+            &[0x7e02_4f00, 0xbf81_0000],
+            shape,
+            &[],
+        )
+        .unwrap();
+        let text = recompiler::disassemble(&m.spirv).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        let constants: BTreeSet<&str> = lines
+            .iter()
+            .filter_map(|l| l.split_once(" = OpConstant "))
+            .map(|(id, _)| id.trim())
+            .collect();
+        let (mut counted, mut constant) = (0, 0);
+        for (i, l) in lines.iter().enumerate() {
+            if !l.contains("OpLoopMerge") {
+                continue;
+            }
+            // A counted loop's header compares its counter with the bound: `OpULessThan %bool %i %n`.
+            let cmp = lines[i..(i + 8).min(lines.len())]
+                .iter()
+                .find(|l| l.contains("OpULessThan"));
+            if let Some(cmp) = cmp {
+                counted += 1;
+                let bound = cmp.split_whitespace().last().unwrap();
+                constant += usize::from(constants.contains(bound));
+            }
+        }
+        (counted, constant)
+    };
+    let (unrolled, rolled) = (loops(false), loops(true));
+    assert!(rolled.0 > unrolled.0, "{rolled:?} against {unrolled:?}");
+    assert_eq!(
+        rolled.1, unrolled.1,
+        "the rolled loops add constant bounds: {rolled:?} against {unrolled:?}"
+    );
+}
