@@ -69,19 +69,29 @@ pub fn resolve(names: &[String], limits: Limits) -> Result<Resolved, String> {
         names,
         limits,
         driver::OpenOptions::default().pipeline_cache_capacity,
-        None,
+        Forms::default(),
     )
 }
 
+/// How the Vulkan backends compile where a command says otherwise than the device's defaults; each
+/// difference shows in the backend's name (`vulkan:llvmpipe+rolled+unoptimized`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Forms {
+    /// The float engine's fixed-step computations rolled or not ([`VulkanBackend::rolling_loops`]; `None`:
+    /// the device's default).
+    pub rolled: Option<bool>,
+    /// Ask the driver not to optimise its pipelines ([`VulkanBackend::optimizing`]).
+    pub unoptimized: bool,
+}
+
 /// [`resolve`], each Vulkan backend keeping up to `pipelines` pipelines between jobs (`fuzz` keeps none,
-/// since no module of its runs twice and a lavapipe pipeline of a fuzz batch holds tens of MiB) and, when
-/// `rolled` says, with the float engine's fixed-step computations rolled or not
-/// ([`VulkanBackend::rolling_loops`]; `None`: the device's default).
+/// since no module of its runs twice and a lavapipe pipeline of a fuzz batch holds tens of MiB) and
+/// compiling as `forms` says.
 pub fn resolve_with(
     names: &[String],
     limits: Limits,
     pipelines: usize,
-    rolled: Option<bool>,
+    forms: Forms,
 ) -> Result<Resolved, String> {
     let names: Vec<&str> = if names.is_empty() {
         vec!["model"]
@@ -100,9 +110,14 @@ pub fn resolve_with(
     };
     let vulkan = |sel: Option<&str>| -> Result<Box<dyn Backend>, String> {
         let b = VulkanBackend::open_with(sel, limits, pipelines)?;
-        Ok(Box::new(match rolled {
+        let b = match forms.rolled {
             Some(on) => b.rolling_loops(on),
             None => b,
+        };
+        Ok(Box::new(if forms.unoptimized {
+            b.optimizing(false)
+        } else {
+            b
         }))
     };
     for n in names {

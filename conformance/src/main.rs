@@ -275,6 +275,11 @@ enum Sub {
         /// a device does not get by default.
         #[arg(long, value_parser = ["auto", "rolled", "unrolled"], default_value = "auto")]
         loops: String,
+        /// Ask the Vulkan drivers not to optimise the fuzz pipelines (VK_PIPELINE_CREATE_DISABLE_OPTIMIZATION_BIT,
+        /// a hint a driver may ignore): the rate is the driver's compile, and no fuzz module runs twice. The
+        /// backend's name says so (`+unoptimized`).
+        #[arg(long)]
+        unoptimized_pipelines: bool,
     },
     /// Run `fuzz --save` regression files on the backends (the first is the reference; default model and
     /// vulkan) and say for each whether they agree now. Exit 1 when one still differs.
@@ -289,6 +294,10 @@ enum Sub {
         /// regression found with a forced form names it in its backend (`vulkan:llvmpipe+rolled`).
         #[arg(long, value_parser = ["auto", "rolled", "unrolled"], default_value = "auto")]
         loops: String,
+        /// As for `fuzz`: ask the Vulkan drivers not to optimise the pipelines (a regression found so names
+        /// `+unoptimized` in its backend).
+        #[arg(long)]
+        unoptimized_pipelines: bool,
     },
     /// Add up the `--format json` summaries of shards (`--shard K/N`) or of runs over disjoint suites and
     /// print the whole as `--format` says (text, json, markdown). Exit 1 when the merged summary has an
@@ -464,7 +473,8 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             backends,
             files,
             loops,
-        }) => return fuzz_replay(&backends, &files, loops_form(&loops)),
+            unoptimized_pipelines,
+        }) => return fuzz_replay(&backends, &files, forms(&loops, unoptimized_pipelines)),
         Some(Sub::Fuzz {
             backends,
             seed,
@@ -479,9 +489,10 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             first_batch,
             target,
             loops,
+            unoptimized_pipelines,
         }) => {
             no_disk_shader_caches();
-            let rolled = loops_form(&loops);
+            let forms = forms(&loops, unoptimized_pipelines);
             let wave = wave.map(|w| if w == "64" { 64 } else { 32 });
             let target = reference_model::isa::Target::from_name(&target)
                 .ok_or_else(|| format!("--target {target}: gfx1013 or gfx1030"))?;
@@ -498,7 +509,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                 time_limit.map(std::time::Duration::from_secs),
                 first_batch,
                 target,
-                rolled,
+                forms,
             );
         }
         None => {}
@@ -834,12 +845,15 @@ fn named_one(names: &[String], got: &[Box<dyn measurements::Backend>]) -> String
     )
 }
 
-/// `--loops`: `Some(rolled)` for a forced form, `None` for the device's own (`auto`).
-fn loops_form(loops: &str) -> Option<bool> {
-    match loops {
-        "rolled" => Some(true),
-        "unrolled" => Some(false),
-        _ => None,
+/// The Vulkan backends' forms from `--loops` (`auto`: the device's own) and `--unoptimized-pipelines`.
+fn forms(loops: &str, unoptimized: bool) -> backends::Forms {
+    backends::Forms {
+        rolled: match loops {
+            "rolled" => Some(true),
+            "unrolled" => Some(false),
+            _ => None,
+        },
+        unoptimized,
     }
 }
 
@@ -847,7 +861,7 @@ fn loops_form(loops: &str) -> Option<bool> {
 fn fuzz_replay(
     names: &[String],
     files: &[PathBuf],
-    rolled: Option<bool>,
+    forms: backends::Forms,
 ) -> Result<ExitCode, String> {
     use conformance::fuzz as fz;
     let mut jobs = Vec::new();
@@ -877,7 +891,7 @@ fn fuzz_replay(
         &names,
         Limits::default(),
         driver::OpenOptions::default().pipeline_cache_capacity,
-        rolled,
+        forms,
     )?
     .backends;
     if all.len() < 2 {
@@ -946,7 +960,7 @@ fn fuzz(
     time_limit: Option<std::time::Duration>,
     first_batch: u64,
     target: reference_model::isa::Target,
-    rolled: Option<bool>,
+    forms: backends::Forms,
 ) -> Result<ExitCode, String> {
     use conformance::fuzz as fz;
     use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -981,7 +995,7 @@ fn fuzz(
         .transpose()?;
     // Backends opened once to check the arguments and name the run before anything starts.
     // Opened as the workers' are, so the summary names them as they ran (`vulkan:llvmpipe+rolled`).
-    let first = backends::resolve_with(&names, Limits::default(), 0, rolled)?.backends;
+    let first = backends::resolve_with(&names, Limits::default(), 0, forms)?.backends;
     if first.len() < 2 && !metamorphic {
         return Err(format!(
             "fuzz needs two different backends (the first is the reference), or --metamorphic; {}",
@@ -1014,7 +1028,7 @@ fn fuzz(
     let (tx, rx) = std::sync::mpsc::channel::<(u64, Result<fz::Report, String>)>();
     // No pipeline is kept between batches: no module runs twice, and on lavapipe two workers' caches grew to
     // 5.7 GB.
-    let resolve = |names: &[String]| backends::resolve_with(names, Limits::default(), 0, rolled);
+    let resolve = |names: &[String]| backends::resolve_with(names, Limits::default(), 0, forms);
     let open = || resolve(&names).map(|r| r.backends);
     // A batch the host fails (fz::Stop::Host) runs again once on backends opened afresh (a timed-out job
     // leaves its Vulkan context unusable); failing again, it is counted apart, not compared.

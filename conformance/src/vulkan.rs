@@ -13,6 +13,8 @@ pub struct VulkanBackend {
     ctx: Context,
     name: String,
     options: Options,
+    /// The driver optimises its pipelines ([`VulkanBackend::optimizing`]).
+    optimize: bool,
     timeout: Duration,
     /// Time in each of [`PHASES`] since [`Backend::take_phases`] last took it.
     phases: Mutex<[Duration; 3]>,
@@ -94,6 +96,7 @@ impl VulkanBackend {
             name: backend_name(&info.name),
             ctx,
             options,
+            optimize: true,
             timeout: limits.wall_clock.unwrap_or(Duration::MAX),
             phases: Mutex::default(),
         })
@@ -139,13 +142,33 @@ impl VulkanBackend {
     /// default shows in the backend's name (`vulkan:llvmpipe+rolled`), so reports and saved fuzz
     /// regressions say which form ran.
     pub fn rolling_loops(mut self, on: bool) -> VulkanBackend {
-        let default = rolls_loops(self.ctx.info());
         self.options.rolled_loops = on;
-        self.name = backend_name(&self.ctx.info().name);
-        if on != default {
-            self.name.push_str(if on { "+rolled" } else { "+unrolled" });
-        }
+        self.rename();
         self
+    }
+
+    /// Asks the driver to optimise its pipelines (the default) or not (`driver::Context::set_optimize`: a
+    /// hint the driver may ignore). Off is for work whose time is the driver's compile, such as differential
+    /// fuzzing on NVIDIA. The backend's name says so (`vulkan:nvidia-...+unoptimized`), so reports and saved
+    /// fuzz regressions say which code ran.
+    pub fn optimizing(mut self, on: bool) -> VulkanBackend {
+        self.optimize = on;
+        self.ctx.set_optimize(on);
+        self.rename();
+        self
+    }
+
+    /// The name: the device's, then what differs from its defaults.
+    fn rename(&mut self) {
+        let rolled = self.options.rolled_loops;
+        self.name = backend_name(&self.ctx.info().name);
+        if rolled != rolls_loops(self.ctx.info()) {
+            self.name
+                .push_str(if rolled { "+rolled" } else { "+unrolled" });
+        }
+        if !self.optimize {
+            self.name.push_str("+unoptimized");
+        }
     }
 
     /// Whether compiled modules keep their helpers as calls.

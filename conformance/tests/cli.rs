@@ -794,6 +794,18 @@ fn fuzz_replay_runs_saved_regressions_and_refuses_bad_files() {
         text.contains("model and vulkan:llvmpipe+rolled: agree"),
         "{text}"
     );
+    // And with unoptimised pipelines.
+    let out = conformance(&[
+        "fuzz-replay",
+        "--unoptimized-pipelines",
+        file.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(
+        text.contains("model and vulkan:llvmpipe+unoptimized: agree"),
+        "{text}"
+    );
     let out = conformance(&["fuzz-replay", "--loops", "spiral", file.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
 }

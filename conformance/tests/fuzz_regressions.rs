@@ -448,3 +448,40 @@ fn cli(args: &[&str]) -> std::process::Output {
         .output()
         .unwrap()
 }
+
+/// `--unoptimized-pipelines` asks the driver for unoptimised pipelines: the programs still match the model,
+/// and the backend's name says how it compiled, with a forced loop form too.
+#[test]
+fn fuzz_with_unoptimized_pipelines_matches_and_says_so() {
+    let Some(v) = common::vulkan() else {
+        return;
+    };
+    if !v.device_name().contains("llvmpipe") {
+        return;
+    }
+    drop(v);
+    let o = cli(&[
+        "fuzz",
+        "--backend",
+        "model",
+        "--backend",
+        "vulkan",
+        "--unoptimized-pipelines",
+        "--loops",
+        "rolled",
+        "--seed",
+        "4",
+        "--count",
+        "8",
+        "--batch",
+        "8",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.starts_with(
+            "fuzz seed 4: 8 programs in 1 batches on model, vulkan:llvmpipe+rolled+unoptimized: 8 compared, 0 refused, 0 divergences"
+        ),
+        "{text}"
+    );
+}

@@ -195,6 +195,8 @@ pub struct Context {
     statistics_offered: bool,
     /// New pipelines capture their statistics ([`Context::set_capture_statistics`]).
     capture: AtomicBool,
+    /// New pipelines are made without the driver's optimisation ([`Context::set_optimize`]).
+    unoptimized: AtomicBool,
     inner: Mutex<Inner>,
 }
 
@@ -428,6 +430,7 @@ impl Context {
             staged,
             statistics_offered,
             capture: AtomicBool::new(false),
+            unoptimized: AtomicBool::new(false),
             inner: Mutex::new(inner),
         })
     }
@@ -439,6 +442,14 @@ impl Context {
     pub fn set_capture_statistics(&self, on: bool) -> bool {
         self.capture.store(on, Ordering::Relaxed);
         self.statistics_offered
+    }
+
+    /// Whether pipelines made from now on let the driver optimise them (the default), or ask it not to
+    /// (VK_PIPELINE_CREATE_DISABLE_OPTIMIZATION_BIT, a hint the driver may ignore): for work whose time is
+    /// the driver's compile, such as differential fuzzing, where no module runs twice. A pipeline is made
+    /// one way or the other when it is first made, and the cache keeps the two apart.
+    pub fn set_optimize(&self, on: bool) {
+        self.unoptimized.store(!on, Ordering::Relaxed);
     }
 
     /// The device this Context runs on, with [`DeviceInfo::enabled_features`] set.
@@ -617,6 +628,7 @@ impl Context {
                 subgroup_size: job.required_subgroup_size,
                 full_subgroups,
                 capture_statistics: self.statistics_offered && self.capture.load(Ordering::Relaxed),
+                unoptimized: self.unoptimized.load(Ordering::Relaxed),
             },
             sizes,
             push,

@@ -22,6 +22,8 @@ pub(crate) struct PipelineKey {
     pub full_subgroups: bool,
     /// Create with VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR and read the statistics back.
     pub capture_statistics: bool,
+    /// Create with VK_PIPELINE_CREATE_DISABLE_OPTIMIZATION_BIT.
+    pub unoptimized: bool,
 }
 
 /// A compute pipeline and the layouts it was made with.
@@ -157,11 +159,13 @@ pub(crate) fn create(
     if key.full_subgroups {
         stage = stage.flags(vk::PipelineShaderStageCreateFlags::REQUIRE_FULL_SUBGROUPS);
     }
-    let flags = if key.capture_statistics {
-        vk::PipelineCreateFlags::CAPTURE_STATISTICS_KHR
-    } else {
-        vk::PipelineCreateFlags::empty()
-    };
+    let mut flags = vk::PipelineCreateFlags::empty();
+    if key.capture_statistics {
+        flags |= vk::PipelineCreateFlags::CAPTURE_STATISTICS_KHR;
+    }
+    if key.unoptimized {
+        flags |= vk::PipelineCreateFlags::DISABLE_OPTIMIZATION;
+    }
     let create_info = [vk::ComputePipelineCreateInfo::default()
         .stage(stage)
         .flags(flags)

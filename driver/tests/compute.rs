@@ -323,3 +323,40 @@ fn statistics_come_back_only_where_the_device_offers_them() {
     assert!(r.warnings.is_empty(), "validation: {:?}", r.warnings);
     ctx.close().unwrap();
 }
+
+#[test]
+fn an_unoptimized_pipeline_is_its_own_cache_entry_and_computes_the_same() {
+    let Some(spirv) = assemble(TRIPLE) else {
+        return;
+    };
+    let Some(ctx) = lavapipe() else { return };
+    let input = words_to_bytes(&[7, 0, 0xffff_ffff, 40]);
+    let buffers = [BufferSpec::input(&input), BufferSpec::output(16)];
+    let pc = push(3, 4);
+    let optimized = ctx.run(&job(&spirv, &buffers, &pc)).unwrap();
+    ctx.set_optimize(false);
+    let plain = ctx.run(&job(&spirv, &buffers, &pc)).unwrap();
+    assert_eq!(
+        ctx.cached_pipelines(),
+        2,
+        "the flag is part of the pipeline key"
+    );
+    assert_eq!(plain.buffers[1], optimized.buffers[1]);
+    assert_eq!(
+        bytes_to_words(plain.buffers[1].as_ref().unwrap()),
+        expect(&[7, 0, 0xffff_ffff, 40], 3)
+    );
+    assert!(
+        plain.warnings.is_empty(),
+        "validation: {:?}",
+        plain.warnings
+    );
+    ctx.set_optimize(true);
+    ctx.run(&job(&spirv, &buffers, &pc)).unwrap();
+    assert_eq!(
+        ctx.cached_pipelines(),
+        2,
+        "back on: the first pipeline again"
+    );
+    ctx.close().unwrap();
+}
