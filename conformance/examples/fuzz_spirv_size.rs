@@ -1,7 +1,8 @@
 //! Where the SPIR-V of a fuzz batch goes: the recompiled module's words per kind of fuzz item, for the batches
 //! `conformance fuzz` runs. A host driver's compile time bounds the fuzz rate on every device (README,
 //! "Differential fuzzing"), and it grows with the module, so this says which guest instructions to make
-//! smaller first.
+//! smaller first. It also gives a batch module's dispatcher cases, whose number NVIDIA's compile time grows
+//! with too (recompiler README, "block leaders").
 //!
 //! `cargo run --release -p conformance --example fuzz_spirv_size [-- SEED FIRST_BATCH BATCHES [--no-host-floats] [--rolled]]`
 //! (default seed 9500 from batch 2015, 20 batches of 16 programs; host fast paths on, as on NVIDIA and
@@ -18,11 +19,32 @@ use reference_model::isa::{self, Target};
 use std::collections::BTreeMap;
 
 /// The recompiled module's words for `programs` of batch `b`.
-fn words(
+fn words(b: &Batch, programs: &[Vec<Item>], opts: (bool, bool)) -> Result<usize, String> {
+    module(b, programs, opts).map(|m| m.len())
+}
+
+/// The targets of the module's switches: the dispatcher's cases (a switch with a default only, as a
+/// speculative block's, has none).
+fn cases(spirv: &[u32]) -> usize {
+    let mut n = 0;
+    let mut at = 5; // past the header
+    while let Some(&w) = spirv.get(at) {
+        let len = (w >> 16) as usize;
+        if w & 0xffff == 251 {
+            // OpSwitch: selector, default, then (literal, label) pairs.
+            n += len.saturating_sub(3) / 2;
+        }
+        at += len.max(1);
+    }
+    n
+}
+
+/// The recompiled module for `programs` of batch `b`.
+fn module(
     b: &Batch,
     programs: &[Vec<Item>],
     (host_floats, rolled_loops): (bool, bool),
-) -> Result<usize, String> {
+) -> Result<Vec<u32>, String> {
     let w = fz::kernel_words(programs, b.wave, fz::Rewrite::default(), b.target)?;
     let lanes = programs.len() * fz::THREADS as usize;
     let job = fz::job(
@@ -41,7 +63,7 @@ fn words(
         ..Default::default()
     };
     recompiler::job::prepare(&job, options)
-        .map(|p| p.module.spirv.len())
+        .map(|p| p.module.spirv)
         .map_err(|e| e.to_string())
 }
 
@@ -75,10 +97,13 @@ fn main() -> Result<(), String> {
     let target = Target::Gfx1013;
     // kind -> (items, words)
     let mut by_kind: BTreeMap<String, (u64, i64)> = BTreeMap::new();
-    let (mut batch_words, mut frame_words, mut programs, mut alone) = (0, 0, 0, 0);
+    let (mut batch_words, mut batch_cases, mut frame_words, mut programs, mut alone) =
+        (0, 0, 0, 0, 0);
     for index in first..first + batches {
         let b = fz::batch(seed, index, 16, None, target);
-        batch_words += words(&b, &b.programs, opts)?;
+        let m = module(&b, &b.programs, opts)?;
+        batch_words += m.len();
+        batch_cases += cases(&m);
         frame_words += words(&b, &vec![Vec::new(); b.programs.len()], opts)?;
         for p in &b.programs {
             let whole = words(&b, std::slice::from_ref(p), opts)?;
@@ -96,11 +121,13 @@ fn main() -> Result<(), String> {
     }
     println!(
         "seed {seed}, batches {first}..{}, host fast paths {}, loops {}: {programs} programs; a 16-program module {} words \
-         on average ({} of them the kernel frame with empty programs); one program alone in a module {} words",
+         and {:.1} dispatcher cases on average ({} words the kernel frame with empty programs); one program alone in a \
+         module {} words",
         first + batches,
         if host_floats { "on" } else { "off" },
         if rolled { "rolled" } else { "unrolled" },
         batch_words / batches as usize,
+        batch_cases as f64 / batches as f64,
         frame_words / batches as usize,
         alone / programs.max(1),
     );

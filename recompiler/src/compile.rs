@@ -8,6 +8,7 @@ use crate::{layout, Refusal, Region, Shape};
 use reference_model::isa::{Instruction, Op, Operand, Role};
 use rspirv::spirv::Op as SOp;
 use rspirv::spirv::{self, Word};
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Scalar register numbers (the encoding's, as `reference_model::exec::state::sreg`).
 pub(crate) mod sreg {
@@ -81,6 +82,10 @@ pub(crate) struct Cx<'p> {
     next_id: u32,
     /// The segment id each block leader starts.
     leader_ids: Vec<(usize, u32)>,
+    /// The blocks translated where control enters them, without a case of their own ([`inlined_blocks`]).
+    inlined: std::collections::BTreeSet<usize>,
+    /// Inlined blocks waiting to be translated: (the label their entering branch goes to, leader).
+    deferred: Vec<(Word, usize)>,
     /// The timeout case's segment id, and the pc it reports.
     timeout_seg: u32,
     timeout_pc: Word,
@@ -940,6 +945,8 @@ pub(crate) fn compile(
         sw_merge: 0,
         next_id: 0,
         leader_ids: Vec::new(),
+        inlined: inlined_blocks(prog),
+        deferred: Vec::new(),
         timeout_seg: store_unit + 2,
         timeout_pc,
         vknown: vec![(0, unknown); 256],
@@ -1252,6 +1259,10 @@ fn run_wave(cx: &mut Cx) -> Result<(), Refusal> {
     // The cases: one per block leader, plus the continuations their cuts start.
     let leaders: Vec<(usize, u32)> = cx.leader_ids.clone();
     for (leader, id) in leaders {
+        if cx.inlined.contains(&leader) {
+            // Translated where control enters it, inside the case it is entered from.
+            continue;
+        }
         cx.begin_case(id);
         if cx.prog.outside.contains(&leader) {
             // Control left the kernel: the model faults fetching there.
@@ -1265,6 +1276,11 @@ fn run_wave(cx: &mut Cx) -> Result<(), Refusal> {
             continue;
         }
         emit_block(cx, leader)?;
+        // The inlined blocks it entered, and those they enter (each where its entering branch goes).
+        while let Some((label, at)) = cx.deferred.pop() {
+            cx.e.block(label);
+            emit_block_body(cx, at)?;
+        }
     }
     // The units, where an instruction calls them.
     cx.mode_known = cx.mode_outside_blocks();
@@ -1607,6 +1623,50 @@ fn self_loop(prog: &Program, leader: usize) -> bool {
             .all(|(_, i)| crate::translate::need(i) == Need::Local)
 }
 
+/// Selections nested in one case at most: a chain of single-entry conditional blocks deeper than this gets
+/// a case again, so that no host compiler meets an unbounded nest.
+const INLINE_DEPTH: u32 = 16;
+
+/// The blocks translated where control enters them instead of in a case of their own: those entered from
+/// one place only ([`Program::single_entries`]), unless that place is a self-loop block (whose body runs in
+/// a loop of its own, [`emit_block`]) or the conditional branches on the way nest deeper than
+/// [`INLINE_DEPTH`]. Each case is a way back through the dispatcher's switch, and NVIDIA's compile time was
+/// measured to grow with the cases: a 16-program fuzz batch's selection chain alone made 32 of them.
+fn inlined_blocks(prog: &Program) -> BTreeSet<usize> {
+    let single = prog.single_entries();
+    // Leader -> nesting depth where inlined, None where it has its own case.
+    let mut depth: BTreeMap<usize, Option<u32>> = BTreeMap::new();
+    for &start in single.keys() {
+        // The chain up to a block whose place is settled (or has its own case), then down again.
+        let mut chain = vec![start];
+        let mut base = None;
+        while let Some(&(from, _)) = single.get(chain.last().expect("not empty")) {
+            if let Some(&d) = depth.get(&from) {
+                base = d;
+                break;
+            }
+            if !single.contains_key(&from) || chain.len() > single.len() {
+                break;
+            }
+            chain.push(from);
+        }
+        for &l in chain.iter().rev() {
+            let (from, cond) = single[&l];
+            let d = if self_loop(prog, from) {
+                None
+            } else {
+                Some(base.unwrap_or(0) + u32::from(cond)).filter(|&d| d <= INLINE_DEPTH)
+            };
+            depth.insert(l, d);
+            base = d;
+        }
+    }
+    depth
+        .into_iter()
+        .filter_map(|(l, d)| d.map(|_| l))
+        .collect()
+}
+
 fn emit_block_body(cx: &mut Cx, leader: usize) -> Result<(), Refusal> {
     let prog = cx.prog;
     let block = prog.block(leader);
@@ -1635,9 +1695,7 @@ fn emit_block_body(cx: &mut Cx, leader: usize) -> Result<(), Refusal> {
         if let Some(next) = fallthrough(cx, inst, *pc) {
             if k + 1 == block.len() {
                 // The block falls through into the next leader.
-                let id = cx.leader_id(next);
-                let n = cx.e.k32(id);
-                cx.end_case(n, false);
+                cx.jump(next);
                 return Ok(());
             }
         }
@@ -1663,21 +1721,42 @@ impl Cx<'_> {
             .map_or(DEAD - 1, |i| self.leader_ids[i].1)
     }
 
-    /// Ends the case with a jump to the block at `pc`.
+    /// Goes on with the block at `pc`: where it is inlined, a branch to where it will be translated
+    /// ([`Cx::deferred`]); else the case ends with a jump to it.
     pub fn jump(&mut self, pc: usize) {
+        if self.inlined.contains(&pc) {
+            let label = self.e.b.id();
+            self.e.branch(label);
+            self.deferred.push((label, pc));
+            return;
+        }
         let id = self.leader_id(pc);
         let n = self.e.k32(id);
         self.end_case(n, false);
     }
 
-    /// Ends the case with a jump to the block at `taken` when `cond`, else to the one at `fall`.
+    /// Goes on with the block at `taken` when `cond`, else with the one at `fall` ([`Cx::jump`] each). With
+    /// neither inlined, the case ends with the jump; otherwise a selection whose two sides never meet again
+    /// (every path through a case ends it), so its merge block is unreachable.
     pub fn jump_if(&mut self, cond: Sv, taken: usize, fall: usize) {
-        let t = self.leader_id(taken);
-        let f = self.leader_id(fall);
-        let tv = self.e.k32(t);
-        let fv = self.e.k32(f);
-        let n = self.e.select(cond, tv, fv);
-        self.end_case(n, false);
+        if !self.inlined.contains(&taken) && !self.inlined.contains(&fall) {
+            let t = self.leader_id(taken);
+            let f = self.leader_id(fall);
+            let tv = self.e.k32(t);
+            let fv = self.e.k32(f);
+            let n = self.e.select(cond, tv, fv);
+            self.end_case(n, false);
+            return;
+        }
+        let (yes, no, merge) = (self.e.b.id(), self.e.b.id(), self.e.b.id());
+        self.e.selection_merge(merge);
+        self.e.branch_if(cond, yes, no);
+        for (label, pc) in [(yes, taken), (no, fall)] {
+            self.e.block(label);
+            self.jump(pc);
+        }
+        self.e.block(merge);
+        self.e.b.op(SOp::Unreachable, &[]);
     }
 
     /// Ends the case with a computed jump to byte address `addr` (64 bits): the block starting at word
@@ -1731,5 +1810,52 @@ impl Cx<'_> {
     pub fn op(&self, inst: &Instruction, role: Role, pc: usize) -> Result<Operand, Refusal> {
         inst.operand(role)
             .ok_or_else(|| refusal(inst, pc, format!("no {role:?} operand")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use reference_model::isa::Target;
+
+    const ENDPGM: u32 = 0xbf81_0000;
+    const NOP: u32 = 0xbf80_0000;
+
+    fn inlined(words: &[u32]) -> Vec<usize> {
+        let p = Program::decode(Target::Gfx1013, words).expect("decodes");
+        inlined_blocks(&p).into_iter().collect()
+    }
+
+    #[test]
+    fn single_entry_blocks_are_inlined_up_to_the_nesting_limit() {
+        // A skip: the body (word 1) is inlined, the join (2) keeps its case.
+        assert_eq!(inlined(&[0xbf84_0001, NOP, ENDPGM]), [1]);
+        // The fuzz batch's selection chain: `s_cbranch_scc1` to program i, else the next test; each
+        // program one `s_endpgm`.
+        let n = 20;
+        let mut w: Vec<u32> = (0..n)
+            .map(|_| 0xbf85_0000 | n as u32) // test i at word i: to word n + 1 + i
+            .collect();
+        w.push(ENDPGM);
+        w.extend(std::iter::repeat_n(ENDPGM, n));
+        let got = inlined(&w);
+        // Test i is entered at depth i, program i at depth i + 1: up to INLINE_DEPTH; test 17 then starts
+        // a case of its own and the chain nests from there again.
+        let depth = INLINE_DEPTH as usize;
+        let mut want: Vec<usize> = (1..=depth).collect(); // tests 1..=16
+        want.extend((depth + 2)..=n); // tests 18.. (the end block n comes from test 19)
+        want.extend((0..depth).map(|i| n + 1 + i)); // programs 0..16
+        want.extend((depth + 1..n).map(|i| n + 1 + i)); // programs 17..20
+        want.sort();
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn the_exit_of_a_self_loop_block_keeps_its_case() {
+        // s_branch to word 1; word 1 loops on itself (s_nop, s_cbranch_scc0 back); word 3 is its exit.
+        assert!(inlined(&[0xbf82_0000, NOP, 0xbf84_fffe, ENDPGM]).is_empty());
+        // The same without the loop: the branch target is inlined; the exit is entered twice (a branch to
+        // the next word).
+        assert_eq!(inlined(&[0xbf82_0000, NOP, 0xbf84_0000, ENDPGM]), [1]);
     }
 }

@@ -343,6 +343,37 @@ impl Program {
         at.into_iter().map(|(l, m)| (l, m.flatten())).collect()
     }
 
+    /// The blocks control enters from one place only: leader -> (the leader of the block it comes from,
+    /// whether by a conditional branch). The kernel's entry (word 0) is entered from outside as well, and a
+    /// program with computed jumps may enter any block from anywhere, so it has none. A block that only a
+    /// fall-through or one branch reaches can be translated where that happens, without a case of its own
+    /// (`compile`'s inlining).
+    pub fn single_entries(&self) -> BTreeMap<usize, (usize, bool)> {
+        if self.indirect {
+            return BTreeMap::new();
+        }
+        let mut from: BTreeMap<usize, Vec<(usize, bool)>> = BTreeMap::new();
+        for &leader in &self.leaders {
+            let Some(&(pc, inst)) = self.block(leader).last() else {
+                continue;
+            };
+            let next = pc + inst.size as usize;
+            let edges = match flow(inst, pc) {
+                Flow::Next => vec![(next, false)],
+                Flow::Jump(t) => vec![(t, false)],
+                Flow::Cond(t) => vec![(t, true), (next, true)],
+                Flow::Indirect | Flow::End => vec![],
+            };
+            for (to, cond) in edges {
+                from.entry(to).or_default().push((leader, cond));
+            }
+        }
+        from.into_iter()
+            .filter(|(to, f)| *to != 0 && f.len() == 1 && self.leaders.contains(to))
+            .map(|(to, f)| (to, f[0]))
+            .collect()
+    }
+
     /// Does any instruction of the program have the encoding `e`?
     pub fn uses(&self, e: Encoding) -> bool {
         self.encodings.contains(&e)
@@ -419,5 +450,24 @@ mod tests {
         // s_setpc_b64 s[0:1]
         let w = [ROUND3, 0xbe80_2000, ENDPGM];
         assert!(modes(&w, 0xf0).iter().all(|(_, m)| m.is_none()));
+    }
+
+    #[test]
+    fn single_entry_blocks_are_reached_from_one_place() {
+        let single = |words: &[u32]| -> Vec<(usize, (usize, bool))> {
+            let p = Program::decode(Target::Gfx1013, words).expect("decodes");
+            p.single_entries().into_iter().collect()
+        };
+        // A skip: the body (1) only from the branch's fall-through; the join (3) from the branch and the
+        // body.
+        assert_eq!(single(&[scc0(1), NOP, NOP, ENDPGM]), [(1, (0, true))]);
+        // s_branch over a word: its target from the branch alone; the word after it from nowhere.
+        assert_eq!(single(&[0xbf82_0001, NOP, NOP, ENDPGM]), [(2, (0, false))]);
+        // A loop head is entered twice (before the loop and from its back edge); its exit once.
+        assert_eq!(single(&[NOP, scc0(-2), ENDPGM]), [(2, (0, true))]);
+        // A branch to the next word enters it twice; word 0 is entered from outside too.
+        assert!(single(&[scc0(0), ENDPGM]).is_empty());
+        // Computed jumps: none.
+        assert!(single(&[scc0(1), 0xbe80_2000, ENDPGM]).is_empty());
     }
 }
