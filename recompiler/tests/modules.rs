@@ -86,9 +86,9 @@ fn every_emitted_module_validates() {
     assert!(compiled > 0);
 }
 
-#[test]
-fn disassembly_names_the_entry_point_and_rejects_what_is_not_spirv() {
-    let shape = recompiler::Shape {
+/// One wave32 workgroup in mode 0xc0, host float paths and rolled loops as given.
+fn one_wave(host_floats: bool, rolled_loops: bool) -> recompiler::Shape {
+    recompiler::Shape {
         wave: 32,
         threads: 32,
         groups: [1, 1, 1],
@@ -99,15 +99,19 @@ fn disassembly_names_the_entry_point_and_rejects_what_is_not_spirv() {
         mode: 0xc0,
         shared_bytes: 32768,
         parallel: false,
-        host_floats: false,
+        host_floats,
         call_helpers: false,
-        rolled_loops: false,
-    };
+        rolled_loops,
+    }
+}
+
+#[test]
+fn disassembly_names_the_entry_point_and_rejects_what_is_not_spirv() {
     // v_mov_b32 v1, 5; s_endpgm
     let m = recompiler::compile(
         reference_model::isa::Target::Gfx1013,
         &[0x7e02_0285, 0xbf81_0000],
-        shape,
+        one_wave(false, false),
         &[],
     )
     .unwrap();
@@ -128,21 +132,7 @@ fn disassembly_names_the_entry_point_and_rejects_what_is_not_spirv() {
 fn rolled_loops_count_to_a_bound_the_host_cannot_see() {
     // (counted loops, those counting to a constant) of the v_log_f32 kernel in each loop form.
     let loops = |rolled_loops: bool| {
-        let shape = recompiler::Shape {
-            wave: 32,
-            threads: 32,
-            groups: [1, 1, 1],
-            tgid: [false; 3],
-            user_sgprs: 0,
-            lds_bytes: 0,
-            budget: 1000,
-            mode: 0xc0,
-            shared_bytes: 32768,
-            parallel: false,
-            host_floats: true,
-            call_helpers: false,
-            rolled_loops,
-        };
+        let shape = one_wave(true, rolled_loops);
         // v_log_f32 v1, v0; s_endpgm: 62 squarings.
         let m = recompiler::compile(
             reference_model::isa::Target::Gfx1013,
