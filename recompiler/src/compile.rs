@@ -83,7 +83,7 @@ pub(crate) struct Cx<'p> {
     /// The segment id each block leader starts.
     leader_ids: Vec<(usize, u32)>,
     /// The blocks translated where control enters them, without a case of their own ([`inlined_blocks`]).
-    inlined: std::collections::BTreeSet<usize>,
+    inlined: BTreeSet<usize>,
     /// Inlined blocks waiting to be translated: (the label their entering branch goes to, leader).
     deferred: Vec<(Word, usize)>,
     /// The timeout case's segment id, and the pc it reports.
