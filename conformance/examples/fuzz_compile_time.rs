@@ -2,10 +2,14 @@
 //! wrote on that host: the cost model behind "the driver's compile bounds the fuzz rate" (README,
 //! "Differential fuzzing"), measured on the device itself while the fuzz run counts its programs.
 //!
-//! `cargo run --release -p conformance --example fuzz_compile_time -- FILE... [--backend PREFIX] [--phase NAME]`
-//! (default: the rows of backends whose name starts with `vulkan`, the `pipeline` phase; `--phase run` takes
-//! the run's whole time, as lavapipe compiles at its first dispatch). No device is needed: every batch is
-//! drawn again from its row's seed, batch, programs, wave and target.
+//! `cargo run --release -p conformance --example fuzz_compile_time -- FILE... [--backend PREFIX] [--phase NAME]
+//! [--module rolled|unrolled]` (default: the rows of backends whose name starts with `vulkan`, the `pipeline`
+//! phase; `--phase run` takes the run's whole time, as lavapipe compiles at its first dispatch). No device is
+//! needed: every batch is drawn again from its row's seed, batch, programs, wave and target. `--module` fits
+//! against each batch's recompiled module instead: its SPIR-V words and its dispatcher cases
+//! (`recompiler::Module::cases`), with the float engine's loops in the form given. The module is the current
+//! recompiler's, so for rows timed with an older one this prices today's modules by yesterday's times: use
+//! it on rows the same recompiler timed.
 //!
 //! Only rows whose backend ran the batch once (`calls` = 1) and plain (not `--metamorphic`: its rewritten
 //! kernels hold more than the batch's items) are used. Each item is counted under a class of
@@ -111,15 +115,27 @@ fn main() -> Result<(), String> {
     let mut args = std::env::args().skip(1);
     let (mut files, mut prefix, mut phase) =
         (Vec::new(), "vulkan".to_string(), "pipeline".to_string());
+    // Some(rolled): fit against the module's words and cases instead of the item classes.
+    let mut module = None;
     while let Some(a) = args.next() {
         match a.as_str() {
             "--backend" => prefix = args.next().ok_or("--backend needs a name prefix")?,
             "--phase" => phase = args.next().ok_or("--phase needs a name")?,
+            "--module" => {
+                module = Some(match args.next().as_deref() {
+                    Some("rolled") => true,
+                    Some("unrolled") => false,
+                    _ => return Err("--module needs `rolled` or `unrolled`".into()),
+                })
+            }
             _ => files.push(a),
         }
     }
     if files.is_empty() {
-        return Err("usage: fuzz_compile_time FILE... [--backend PREFIX] [--phase NAME]".into());
+        return Err(
+            "usage: fuzz_compile_time FILE... [--backend PREFIX] [--phase NAME] [--module rolled|unrolled]"
+                .into(),
+        );
     }
     let mut samples: Vec<(BTreeMap<&'static str, f64>, f64)> = Vec::new();
     for f in &files {
@@ -165,8 +181,26 @@ fn main() -> Result<(), String> {
             let mut counts = BTreeMap::new();
             counts.insert("(batch)", 1.0);
             counts.insert("(program)", programs as f64);
-            for p in &b.programs {
-                count(p, target, &mut counts);
+            match module {
+                Some(rolled_loops) => {
+                    let options = recompiler::job::Options {
+                        // NVIDIA's 48 KiB, so LDS is workgroup memory as on the GPUs.
+                        shared_bytes: 48 * 1024,
+                        host_floats: true,
+                        rolled_loops,
+                        ..Default::default()
+                    };
+                    let m = recompiler::job::prepare(&b.job_of(&b.programs)?, options)
+                        .map_err(|e| format!("{f}, row {}: {e}", line + 2))?
+                        .module;
+                    counts.insert("10^5 words", m.spirv.len() as f64 / 1e5);
+                    counts.insert("case", f64::from(m.cases));
+                }
+                None => {
+                    for p in &b.programs {
+                        count(p, target, &mut counts);
+                    }
+                }
             }
             samples.push((counts, secs));
         }

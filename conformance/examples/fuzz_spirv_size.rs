@@ -20,23 +20,7 @@ use std::collections::BTreeMap;
 
 /// The recompiled module's words for `programs` of batch `b`.
 fn words(b: &Batch, programs: &[Vec<Item>], opts: (bool, bool)) -> Result<usize, String> {
-    module(b, programs, opts).map(|m| m.len())
-}
-
-/// The targets of the module's switches: the dispatcher's cases (a switch with a default only, as a
-/// speculative block's, has none).
-fn cases(spirv: &[u32]) -> usize {
-    let mut n = 0;
-    let mut at = 5; // past the header
-    while let Some(&w) = spirv.get(at) {
-        let len = (w >> 16) as usize;
-        if w & 0xffff == 251 {
-            // OpSwitch: selector, default, then (literal, label) pairs.
-            n += len.saturating_sub(3) / 2;
-        }
-        at += len.max(1);
-    }
-    n
+    module(b, programs, opts).map(|m| m.spirv.len())
 }
 
 /// The recompiled module for `programs` of batch `b`.
@@ -44,17 +28,8 @@ fn module(
     b: &Batch,
     programs: &[Vec<Item>],
     (host_floats, rolled_loops): (bool, bool),
-) -> Result<Vec<u32>, String> {
-    let w = fz::kernel_words(programs, b.wave, fz::Rewrite::default(), b.target)?;
-    let lanes = programs.len() * fz::THREADS as usize;
-    let job = fz::job(
-        &w,
-        b.wave,
-        programs.len() as u32,
-        b.mode,
-        &b.inputs[..lanes],
-        b.target,
-    );
+) -> Result<recompiler::Module, String> {
+    let job = b.job_of(programs)?;
     let options = recompiler::job::Options {
         // NVIDIA's 48 KiB, so LDS is workgroup memory as on the GPUs.
         shared_bytes: 48 * 1024,
@@ -63,7 +38,7 @@ fn module(
         ..Default::default()
     };
     recompiler::job::prepare(&job, options)
-        .map(|p| p.module.spirv)
+        .map(|p| p.module)
         .map_err(|e| e.to_string())
 }
 
@@ -102,8 +77,8 @@ fn main() -> Result<(), String> {
     for index in first..first + batches {
         let b = fz::batch(seed, index, 16, None, target);
         let m = module(&b, &b.programs, opts)?;
-        batch_words += m.len();
-        batch_cases += cases(&m);
+        batch_words += m.spirv.len();
+        batch_cases += m.cases;
         frame_words += words(&b, &vec![Vec::new(); b.programs.len()], opts)?;
         for p in &b.programs {
             let whole = words(&b, std::slice::from_ref(p), opts)?;

@@ -1170,6 +1170,23 @@ pub struct Batch {
     pub inputs: Vec<Vec<u32>>,
 }
 
+impl Batch {
+    /// The job that runs `programs` (this batch's, or some of them, or variants) one per workgroup, with the
+    /// batch's wave size, mode, target and the first lanes' inputs: what a backend compiles for them.
+    pub fn job_of(&self, programs: &[Vec<Item>]) -> Result<Job, String> {
+        let w = kernel_words(programs, self.wave, Rewrite::default(), self.target)?;
+        let lanes = (programs.len() * THREADS as usize).min(self.inputs.len());
+        Ok(job(
+            &w,
+            self.wave,
+            programs.len() as u32,
+            self.mode,
+            &self.inputs[..lanes],
+            self.target,
+        ))
+    }
+}
+
 /// Batch `index` of the stream of `seed` with `count` programs for target `t` (`wave` forces the wave size).
 /// gfx1013's streams draw what they drew before gfx1030 was added; gfx1030's draw its own operations too.
 pub fn batch(seed: u64, index: u64, count: usize, wave: Option<u32>, t: Target) -> Batch {

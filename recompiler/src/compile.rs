@@ -822,7 +822,7 @@ pub(crate) fn compile(
     prog: &Program,
     shape: Shape,
     regions: &[Region],
-) -> Result<(Vec<u32>, bool, bool), Refusal> {
+) -> Result<(Vec<u32>, bool, bool, u32), Refusal> {
     let mut e = Emit::new();
     e.host_floats = shape.host_floats;
     e.call_helpers = shape.call_helpers;
@@ -1051,6 +1051,7 @@ pub(crate) fn compile(
         std::mem::take(&mut cx.e.b).assemble(),
         lds_in_workgroup,
         parallel,
+        cx.cases.len() as u32,
     ))
 }
 

@@ -206,6 +206,10 @@ pub struct Module {
     /// Words of the status buffer: [`layout::STATUS_WORDS`], and as many per guest workgroup after them
     /// when the workgroups run in host workgroups of their own.
     pub status_words: u32,
+    /// Cases of the dispatcher's switch: the block leaders with a case of their own, the continuations the
+    /// cuts start, the memory units and their returns, the timeout case. A host compiler's time grows with
+    /// them (README, "Differential fuzzing").
+    pub cases: u32,
 }
 
 /// The host grid for `total` guest workgroups run one per host workgroup.
@@ -300,7 +304,7 @@ pub fn compile(
         });
     }
     let prog = program::Program::decode(target, words)?;
-    let (spirv, lds_in_workgroup, parallel) = compile::compile(&prog, shape, regions)?;
+    let (spirv, lds_in_workgroup, parallel, cases) = compile::compile(&prog, shape, regions)?;
     let total = groups.unwrap_or(1);
     // A module with an instruction the specs leave undefined is a recompiler bug. Debug builds (every
     // test) refuse one; release builds leave the check to the tests and to `oracle recompile`, since it
@@ -322,5 +326,6 @@ pub fn compile(
         } else {
             layout::STATUS_WORDS
         },
+        cases,
     })
 }
