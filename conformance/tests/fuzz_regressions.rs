@@ -483,3 +483,52 @@ fn fuzz_with_unoptimized_pipelines_matches_and_says_so() {
 fn on_lavapipe() -> bool {
     common::vulkan().is_some_and(|v| v.device_name().contains("llvmpipe"))
 }
+
+/// The modules of fuzz batches are valid SPIR-V for Vulkan 1.1 in both loop forms (`spirv-val` from Debian's
+/// `spirv-tools`, which CI installs): their selection chain and skips are the deepest inlined blocks
+/// (nested selections with unreachable merges), and the fuzz runs themselves do not validate.
+#[test]
+fn fuzz_batch_modules_validate() {
+    if std::process::Command::new("spirv-val")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "spirv-val (Debian spirv-tools) is not installed; CI must install it"
+        );
+        eprintln!("skipped: spirv-val is not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let mut checked = 0;
+    for index in 16040..16043 {
+        let b = fuzz::batch(9500, index, 16, None, Target::Gfx1013);
+        let job = b.job_of(&b.programs).unwrap();
+        for rolled_loops in [false, true] {
+            let options = recompiler::job::Options {
+                shared_bytes: 48 * 1024,
+                host_floats: true,
+                rolled_loops,
+                ..Default::default()
+            };
+            let m = recompiler::job::prepare(&job, options).unwrap().module;
+            let path = dir.path().join(format!("{index}-{rolled_loops}.spv"));
+            let bytes: Vec<u8> = m.spirv.iter().flat_map(|w| w.to_le_bytes()).collect();
+            std::fs::write(&path, bytes).unwrap();
+            let out = std::process::Command::new("spirv-val")
+                .args(["--target-env", "vulkan1.1"])
+                .arg(&path)
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "batch {index} (rolled {rolled_loops}): {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 6);
+}
