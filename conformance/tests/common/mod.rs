@@ -41,14 +41,20 @@ pub fn vulkan() -> Option<VulkanBackend> {
 
 /// Whether llvm-mc is there (outside CI a missing one skips the test).
 pub fn have_llvm_mc() -> bool {
-    if Command::new(LLVM_MC).arg("--version").output().is_ok() {
+    have_tool(LLVM_MC, "llvm-19")
+}
+
+/// Whether the program `tool` runs (`--version`); outside CI a missing one skips the test, in CI it fails it,
+/// naming the Debian `package` CI must install.
+pub fn have_tool(tool: &str, package: &str) -> bool {
+    if Command::new(tool).arg("--version").output().is_ok() {
         return true;
     }
     assert!(
         !ci(),
-        "llvm-mc (Debian llvm-19) is not installed; CI must install it"
+        "{tool} (Debian {package}) is not installed; CI must install it"
     );
-    eprintln!("skipped: llvm-mc is not installed");
+    eprintln!("skipped: {tool} is not installed");
     false
 }
 
