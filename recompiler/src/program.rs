@@ -458,7 +458,7 @@ mod tests {
             let p = Program::decode(Target::Gfx1013, words).expect("decodes");
             p.single_entries().into_iter().collect()
         };
-        // A skip: the body (1) only from the branch's fall-through; the join (3) from the branch and the
+        // A skip: the body (1) only from the branch's fall-through; the join (2) from the branch and the
         // body.
         assert_eq!(single(&[scc0(1), NOP, NOP, ENDPGM]), [(1, (0, true))]);
         // s_branch over a word: its target from the branch alone; the word after it from nowhere.

@@ -1124,7 +1124,7 @@ impl Lower for Emit {
             })
             .collect();
         // A bound the host compiler cannot see: NVIDIA's appears to unroll constant-bound loops whatever
-        // `DontUnroll` says, and compiled these 4 to 9 % faster per word (README, "Speed").
+        // `DontUnroll` says, and compiled these 4 to 9 % faster per word (README, "Speed figures").
         let nk = self.k32(n);
         let nk = self.opaque(nk);
         self.for_range(nk, |e, i| {

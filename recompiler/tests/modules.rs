@@ -127,7 +127,7 @@ fn disassembly_names_the_entry_point_and_rejects_what_is_not_spirv() {
 
 /// A rolled fixed-step computation counts to a bound the host compiler cannot see (a launch-info zero OR-ed
 /// in): NVIDIA's compiler was measured cheaper on such loops than on constant-bound ones, which it appears to
-/// unroll whatever the `DontUnroll` hint says (README, "Speed").
+/// unroll whatever the `DontUnroll` hint says (README, "Speed figures").
 #[test]
 fn rolled_loops_count_to_a_bound_the_host_cannot_see() {
     // (counted loops, those counting to a constant) of the v_log_f32 kernel in each loop form.
