@@ -2,7 +2,7 @@
 //! `conformance fuzz` runs. A host driver's compile time bounds the fuzz rate on every device (README,
 //! "Differential fuzzing"), and it grows with the module, so this says which guest instructions to make
 //! smaller first. It also gives a batch module's dispatcher cases, whose number NVIDIA's compile time grows
-//! with too (recompiler README, "block leaders").
+//! with too (recompiler README, "Each block leader starts a case").
 //!
 //! `cargo run --release -p conformance --example fuzz_spirv_size [-- SEED FIRST_BATCH BATCHES [--no-host-floats] [--rolled]]`
 //! (default seed 9500 from batch 2015, 20 batches of 16 programs; host fast paths on, as on NVIDIA and

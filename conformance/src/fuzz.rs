@@ -1175,13 +1175,20 @@ impl Batch {
     /// batch's wave size, mode, target and the first lanes' inputs: what a backend compiles for them.
     pub fn job_of(&self, programs: &[Vec<Item>]) -> Result<Job, String> {
         let w = kernel_words(programs, self.wave, Rewrite::default(), self.target)?;
-        let lanes = (programs.len() * THREADS as usize).min(self.inputs.len());
+        let lanes = programs.len() * THREADS as usize;
+        let inputs = self.inputs.get(..lanes).ok_or_else(|| {
+            format!(
+                "{} programs need {lanes} lanes' inputs; the batch has {}",
+                programs.len(),
+                self.inputs.len()
+            )
+        })?;
         Ok(job(
             &w,
             self.wave,
             programs.len() as u32,
             self.mode,
-            &self.inputs[..lanes],
+            inputs,
             self.target,
         ))
     }

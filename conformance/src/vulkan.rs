@@ -13,8 +13,6 @@ pub struct VulkanBackend {
     ctx: Context,
     name: String,
     options: Options,
-    /// The driver optimises its pipelines ([`VulkanBackend::optimizing`]).
-    optimize: bool,
     timeout: Duration,
     /// Time in each of [`PHASES`] since [`Backend::take_phases`] last took it.
     phases: Mutex<[Duration; 3]>,
@@ -96,7 +94,6 @@ impl VulkanBackend {
             name: backend_name(&info.name),
             ctx,
             options,
-            optimize: true,
             timeout: limits.wall_clock.unwrap_or(Duration::MAX),
             phases: Mutex::default(),
         })
@@ -152,7 +149,6 @@ impl VulkanBackend {
     /// fuzzing on NVIDIA. The backend's name says so (`vulkan:nvidia-...+unoptimized`), so reports and saved
     /// fuzz regressions say which code ran.
     pub fn optimizing(mut self, on: bool) -> VulkanBackend {
-        self.optimize = on;
         self.ctx.set_optimize(on);
         self.rename();
         self
@@ -166,7 +162,7 @@ impl VulkanBackend {
             self.name
                 .push_str(if rolled { "+rolled" } else { "+unrolled" });
         }
-        if !self.optimize {
+        if !self.ctx.optimizes() {
             self.name.push_str("+unoptimized");
         }
     }

@@ -343,23 +343,7 @@ fn fuzz_names_a_forced_loop_form() {
     if !on_lavapipe() {
         return;
     }
-    let o = cli(&[
-        "fuzz",
-        "--backend",
-        "model",
-        "--backend",
-        "vulkan",
-        "--loops",
-        "rolled",
-        "--seed",
-        "3",
-        "--count",
-        "2",
-        "--batch",
-        "2",
-    ]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let text = String::from_utf8_lossy(&o.stdout);
+    let text = model_and_vulkan(&["--loops", "rolled"], 3, 2);
     assert!(
         text.starts_with("fuzz seed 3: 2 programs in 1 batches on model, vulkan:llvmpipe+rolled: "),
         "{text}"
@@ -452,30 +436,25 @@ fn fuzz_with_unoptimized_pipelines_matches_and_says_so() {
     if !on_lavapipe() {
         return;
     }
-    let o = cli(&[
-        "fuzz",
-        "--backend",
-        "model",
-        "--backend",
-        "vulkan",
-        "--unoptimized-pipelines",
-        "--loops",
-        "rolled",
-        "--seed",
-        "4",
-        "--count",
-        "8",
-        "--batch",
-        "8",
-    ]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let text = String::from_utf8_lossy(&o.stdout);
+    let text = model_and_vulkan(&["--unoptimized-pipelines", "--loops", "rolled"], 4, 8);
     assert!(
         text.starts_with(
             "fuzz seed 4: 8 programs in 1 batches on model, vulkan:llvmpipe+rolled+unoptimized: 8 compared, 0 refused, 0 divergences"
         ),
         "{text}"
     );
+}
+
+/// The summary of `fuzz --backend model --backend vulkan EXTRA --seed SEED` over one batch of `count`
+/// programs, which must succeed.
+fn model_and_vulkan(extra: &[&str], seed: u64, count: u32) -> String {
+    let (seed, count) = (seed.to_string(), count.to_string());
+    let mut args = vec!["fuzz", "--backend", "model", "--backend", "vulkan"];
+    args.extend_from_slice(extra);
+    args.extend(["--seed", &seed, "--count", &count, "--batch", &count]);
+    let o = cli(&args);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
 /// Whether the default Vulkan device is lavapipe, whose backend names the tests spell out (closed again at

@@ -452,6 +452,11 @@ impl Context {
         self.unoptimized.store(!on, Ordering::Relaxed);
     }
 
+    /// Whether pipelines made from now on are optimised ([`Context::set_optimize`]).
+    pub fn optimizes(&self) -> bool {
+        !self.unoptimized.load(Ordering::Relaxed)
+    }
+
     /// The device this Context runs on, with [`DeviceInfo::enabled_features`] set.
     pub fn info(&self) -> &DeviceInfo {
         &self.info

@@ -1638,6 +1638,9 @@ fn inlined_blocks(prog: &Program) -> BTreeSet<usize> {
     // Leader -> nesting depth where inlined, None where it has its own case.
     let mut depth: BTreeMap<usize, Option<u32>> = BTreeMap::new();
     for &start in single.keys() {
+        if depth.contains_key(&start) {
+            continue;
+        }
         // The chain up to a block whose place is settled (or has its own case), then down again.
         let mut chain = vec![start];
         let mut base = None;
