@@ -369,6 +369,8 @@ fn list_devices() -> Result<ExitCode, String> {
 }
 
 fn main() -> ExitCode {
+    // Before any thread or driver starts (its docs say why).
+    driver::set_environment_defaults();
     let cli = Cli::parse();
     match run(cli) {
         Ok(code) => code,

@@ -502,3 +502,29 @@ fn fuzz_batch_modules_validate() {
     }
     assert_eq!(checked, 6);
 }
+
+/// The binary gives lavapipe its vector width itself (`driver::set_environment_defaults`), so a user's shell
+/// without the workspace's `.cargo/config.toml` gets it too: with 8 lanes per vector, lavapipe's LLVM 15
+/// aborts the process on this regression's module on AVX2 hosts without AVX-512 (it passes with or without
+/// the setting elsewhere). The disk cache is off so that the module is compiled, not loaded.
+#[test]
+fn the_binary_sets_lavapipes_vector_width_itself() {
+    if !on_lavapipe() {
+        return;
+    }
+    let regression = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fuzz-regressions/seed-9500-batch-16053-program-8.toml");
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_conformance"))
+        .args(["fuzz-replay", regression.to_str().unwrap()])
+        .env_remove("LP_NATIVE_VECTOR_WIDTH")
+        .env("MESA_SHADER_CACHE_DISABLE", "true")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        o.status.success() && text.contains("agree"),
+        "{:?}\n{text}\n{}",
+        o.status,
+        String::from_utf8_lossy(&o.stderr)
+    );
+}

@@ -178,3 +178,30 @@ pub use info::{
     PerWidth, SubgroupInfo, SubgroupOperations, SubgroupSizeControl,
 };
 pub use job::{BufferSpec, ComputeJob, Init, JobResult, Statistic};
+
+/// Environment variables the host drivers read once, when they load, and the values this project runs
+/// them with. [`set_environment_defaults`] applies them where the environment leaves them unset (the
+/// `conformance` binary calls it first thing); the workspace's `.cargo/config.toml` gives the same to the
+/// processes of `cargo test` and `cargo run`.
+///
+/// - `LP_NATIVE_VECTOR_WIDTH=128`: lavapipe vectorises 4 lanes at a time instead of 8. With 8 (its default
+///   wherever the CPU has AVX), its LLVM 15 aborts the whole process on some of the recompiler's modules
+///   when the CPU has AVX or AVX2 but not AVX-512 ("LLVM ERROR: Cannot emit physreg copy instruction",
+///   `conformance/fuzz-regressions/seed-9500-batch-16053-program-8.toml`, an f64 add under EXEC masks; seen
+///   on an AMD EPYC with AVX2). With 4 it compiles them, and a fuzz batch ran no slower (README, "Host
+///   limits and host bugs worked around").
+pub const ENVIRONMENT_DEFAULTS: &[(&str, &str)] = &[("LP_NATIVE_VECTOR_WIDTH", "128")];
+
+/// Sets each of [`ENVIRONMENT_DEFAULTS`] that the environment leaves unset, and returns the names it set.
+/// Call it before any other thread starts and before a Vulkan instance exists: drivers read these when
+/// they load, and `std::env::set_var` is only sound while no other thread reads the environment.
+pub fn set_environment_defaults() -> Vec<&'static str> {
+    let mut set = Vec::new();
+    for &(name, value) in ENVIRONMENT_DEFAULTS {
+        if std::env::var_os(name).is_none() {
+            std::env::set_var(name, value);
+            set.push(name);
+        }
+    }
+    set
+}

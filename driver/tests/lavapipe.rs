@@ -86,7 +86,7 @@ fn two_loops(lanes: u32, limit: u32) -> Option<Vec<u32>> {
 
 #[test]
 fn loop_budget_is_shared_by_every_loop_of_an_invocation() {
-    // 8 lanes fill one llvmpipe vector. 40000 + 40000 iterations exceed the 65535 budget:
+    // 8 lanes fill whole llvmpipe vectors (of 8 or 4 lanes). 40000 + 40000 iterations exceed the 65535 budget:
     // the second loop stops after the 25535 left.
     let Some(out) = two_loops(8, 40000) else {
         return;
@@ -101,22 +101,32 @@ fn loop_budget_is_shared_by_every_loop_of_an_invocation() {
 
 #[test]
 fn second_loop_in_a_partly_filled_vector() {
-    // With fewer lanes than llvmpipe's 8-wide vector, Mesa 22.3.6 runs the second loop only
-    // once. A later Mesa may fix it; the test accepts the right answer and says which it saw.
+    // With Mesa 22.3.6 the lanes past the workgroup's last full group run the second loop only once; the
+    // groups are 8 lanes wide at 256-bit vectors on an AVX-512 CPU, 4 on an AVX2 CPU (8-lane vectors done
+    // as two halves, seen on an AMD EPYC) and at 128-bit vectors. A later Mesa may fix it; the test accepts
+    // the right answer and says which it saw.
     for lanes in [1u32, 4, 7] {
         let Some(out) = two_loops(lanes, 100) else {
             return;
         };
         let right = [100, 100].repeat(lanes as usize);
-        let seen = [100, 1].repeat(lanes as usize);
+        let defect = |full: usize| {
+            [
+                [100, 100].repeat(full),
+                [100, 1].repeat(lanes as usize - full),
+            ]
+            .concat()
+        };
         if out == right {
-            eprintln!("{lanes} lanes: both loops ran fully (fixed in this Mesa)");
+            eprintln!("{lanes} lanes: both loops ran fully (full groups, or fixed in this Mesa)");
         } else {
-            assert_eq!(
-                out, seen,
-                "{lanes} lanes: neither right nor the known Mesa 22.3 defect"
-            );
-            eprintln!("{lanes} lanes: second loop ran once (the known Mesa 22.3 defect)");
+            let full = (0..lanes as usize)
+                .step_by(4)
+                .find(|&f| out == defect(f))
+                .unwrap_or_else(|| {
+                    panic!("{lanes} lanes: neither right nor the known Mesa 22.3 defect: {out:?}")
+                });
+            eprintln!("{lanes} lanes: second loop ran once past the first {full} (the known Mesa 22.3 defect)");
         }
     }
 }

@@ -15,7 +15,7 @@
 //! loop starts with a workgroup barrier, taken by every invocation the same number of times, so barriers are
 //! always in uniform control flow whatever the guest waves do. Lanes exchange values through a small
 //! workgroup-memory area (three slots used in turn, so a segment reads one while it publishes into the next).
-//! Nothing depends on the host's subgroup size: lavapipe's 8-wide subgroups run wave64 exactly.
+//! Nothing depends on the host's subgroup size: lavapipe's 4- and 8-wide subgroups run wave64 exactly.
 //!
 //! A block that branches back to itself and holds nothing that cuts it (the hot loop of most kernels) is
 //! a loop of its own inside its case, so the dispatcher's switch is not in the loop and the host compiler

@@ -85,6 +85,16 @@ fn run_tool(tool: &str, args: &[&str], input: &[u8]) -> Option<Vec<u8>> {
     Some(out.stdout)
 }
 
+/// lavapipe's subgroup size: its vector width in 32-bit lanes, `LP_NATIVE_VECTOR_WIDTH` / 32 (128 bits under
+/// `cargo test`, from the workspace's `.cargo/config.toml`; lavapipe's own default on an AVX CPU is 256).
+pub fn lavapipe_subgroup_size() -> u32 {
+    std::env::var("LP_NATIVE_VECTOR_WIDTH")
+        .ok()
+        .and_then(|v| v.parse::<u32>().ok())
+        .unwrap_or(256)
+        / 32
+}
+
 /// Opens lavapipe with the validation layer on (falls back to off, with a note, outside CI
 /// when the layer is missing).
 pub fn lavapipe() -> Option<Context> {
