@@ -184,9 +184,10 @@ pub use job::{BufferSpec, ComputeJob, Init, JobResult, Statistic};
 /// `conformance` binary calls it first thing); the workspace's `.cargo/config.toml` gives the same to the
 /// processes of `cargo test` and `cargo run`.
 ///
-/// - `LP_NATIVE_VECTOR_WIDTH=128`: lavapipe vectorises 4 lanes at a time instead of 8. With 8 (its default
-///   wherever the CPU has AVX), its LLVM 15 aborts the whole process on some of the recompiler's modules
-///   when the CPU has AVX or AVX2 but not AVX-512 ("LLVM ERROR: Cannot emit physreg copy instruction",
+/// - `LP_NATIVE_VECTOR_WIDTH=128`: lavapipe vectorises 4 lanes at a time instead of 8. With 8 (its choice
+///   when the variable is unset, on an AVX2 and on an AVX-512 VM alike: both reported subgroups of 8), its
+///   LLVM 15 aborts the whole process on some of the recompiler's modules when the CPU has AVX or AVX2 but
+///   not AVX-512 ("LLVM ERROR: Cannot emit physreg copy instruction",
 ///   `conformance/fuzz-regressions/seed-9500-batch-16053-program-8.toml`, an f64 add under EXEC masks; seen
 ///   on an AMD EPYC with AVX2). With 4 it compiles them, and a fuzz batch ran no slower (README, "Host
 ///   limits and host bugs worked around").

@@ -86,7 +86,7 @@ fn run_tool(tool: &str, args: &[&str], input: &[u8]) -> Option<Vec<u8>> {
 }
 
 /// lavapipe's subgroup size: its vector width in 32-bit lanes, `LP_NATIVE_VECTOR_WIDTH` / 32 (128 bits under
-/// `cargo test`, from the workspace's `.cargo/config.toml`; lavapipe's own default on an AVX CPU is 256).
+/// `cargo test`, from the workspace's `.cargo/config.toml`; unset, lavapipe took 256 on the AVX2 and AVX-512 VMs).
 pub fn lavapipe_subgroup_size() -> u32 {
     std::env::var("LP_NATIVE_VECTOR_WIDTH")
         .ok()
