@@ -845,14 +845,10 @@ fn progress_line(
 /// programs/s against 46.1 with the cache (README, Speed). Called before any thread or driver starts, since
 /// the drivers read these once and `set_var` is only sound while no other thread reads the environment.
 fn no_disk_shader_caches() {
-    for (var, off) in [
+    driver::set_where_unset(&[
         ("MESA_SHADER_CACHE_DISABLE", "true"),
         ("__GL_SHADER_DISK_CACHE", "0"),
-    ] {
-        if std::env::var_os(var).is_none() {
-            std::env::set_var(var, off);
-        }
-    }
+    ]);
 }
 
 /// What `names` came to when they resolved to fewer than two backends (`model, model` name one).

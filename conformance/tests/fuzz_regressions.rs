@@ -423,10 +423,14 @@ fn one_backend_named_twice_is_refused_with_what_it_named() {
 
 /// Runs the `conformance` binary with `args`.
 fn cli(args: &[&str]) -> std::process::Output {
-    std::process::Command::new(env!("CARGO_BIN_EXE_conformance"))
-        .args(args)
-        .output()
-        .unwrap()
+    command(args).output().unwrap()
+}
+
+/// The `conformance` command with `args`, for a test to set its environment.
+fn command(args: &[&str]) -> std::process::Command {
+    let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_conformance"));
+    c.args(args);
+    c
 }
 
 /// `--unoptimized-pipelines` asks the driver for unoptimised pipelines: the programs still match the model,
@@ -514,8 +518,7 @@ fn the_binary_sets_lavapipes_vector_width_itself() {
     }
     let regression = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("fuzz-regressions/seed-9500-batch-16053-program-8.toml");
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_conformance"))
-        .args(["fuzz-replay", regression.to_str().unwrap()])
+    let o = command(&["fuzz-replay", regression.to_str().unwrap()])
         .env_remove("LP_NATIVE_VECTOR_WIDTH")
         .env("MESA_SHADER_CACHE_DISABLE", "true")
         .output()

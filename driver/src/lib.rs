@@ -193,12 +193,19 @@ pub use job::{BufferSpec, ComputeJob, Init, JobResult, Statistic};
 ///   limits and host bugs worked around").
 pub const ENVIRONMENT_DEFAULTS: &[(&str, &str)] = &[("LP_NATIVE_VECTOR_WIDTH", "128")];
 
-/// Sets each of [`ENVIRONMENT_DEFAULTS`] that the environment leaves unset, and returns the names it set.
-/// Call it before any other thread starts and before a Vulkan instance exists: drivers read these when
-/// they load, and `std::env::set_var` is only sound while no other thread reads the environment.
+/// Sets each of [`ENVIRONMENT_DEFAULTS`] that the environment leaves unset ([`set_where_unset`]), and returns
+/// the names it set.
 pub fn set_environment_defaults() -> Vec<&'static str> {
+    set_where_unset(ENVIRONMENT_DEFAULTS)
+}
+
+/// Sets each (name, value) of `vars` whose name the environment leaves unset, and returns the names it set:
+/// a value the user gave wins. Call it before any other thread starts and before a Vulkan instance exists:
+/// drivers read such settings when they load, and `std::env::set_var` is only sound while no other thread
+/// reads the environment.
+pub fn set_where_unset(vars: &[(&'static str, &str)]) -> Vec<&'static str> {
     let mut set = Vec::new();
-    for &(name, value) in ENVIRONMENT_DEFAULTS {
+    for &(name, value) in vars {
         if std::env::var_os(name).is_none() {
             std::env::set_var(name, value);
             set.push(name);

@@ -4,23 +4,15 @@
 
 use driver::{set_environment_defaults, ENVIRONMENT_DEFAULTS};
 
-/// The `[env]` table of the workspace's `.cargo/config.toml`: (name, value) per `NAME = "value"` line.
+/// The `[env]` table of the workspace's `.cargo/config.toml`, as (name, value).
 fn cargo_env() -> Vec<(String, String)> {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../.cargo/config.toml");
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    let mut in_env = false;
-    let mut out = Vec::new();
-    for line in text.lines().map(str::trim) {
-        if line.starts_with('[') {
-            in_env = line == "[env]";
-        } else if in_env && !line.is_empty() && !line.starts_with('#') {
-            let (k, v) = line
-                .split_once('=')
-                .unwrap_or_else(|| panic!("{path}: not `NAME = \"value\"`: {line}"));
-            out.push((k.trim().to_string(), v.trim().trim_matches('"').to_string()));
-        }
-    }
-    out
+    let config: toml::Table = toml::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let env = config["env"].as_table().expect("an [env] table");
+    env.iter()
+        .map(|(k, v)| (k.clone(), v.as_str().expect("a string value").to_string()))
+        .collect()
 }
 
 #[test]
