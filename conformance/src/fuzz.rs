@@ -1252,27 +1252,33 @@ pub struct Regression {
 }
 
 impl Regression {
-    /// The job the regression runs.
-    pub fn job(&self) -> Result<Job, String> {
-        let mode = crate::sweep::parse_mode(&self.mode)?;
-        use measurements::hex::{parse_dword, parse_dwords};
-        let words: Vec<u32> = self
-            .words
-            .iter()
-            .map(|w| parse_dword(w))
-            .collect::<Result<_, _>>()
-            .map_err(|e| format!("words: not a hex dword: {e}"))?;
+    /// The lanes' input dwords ([`THREADS`] lanes of [`INPUTS`]).
+    pub fn input_dwords(&self) -> Result<Vec<Vec<u32>>, String> {
         let inputs: Vec<Vec<u32>> = self
             .inputs
             .iter()
             .enumerate()
             .map(|(l, text)| {
-                parse_dwords(text).map_err(|e| format!("inputs of lane {l}: not a hex dword: {e}"))
+                measurements::hex::parse_dwords(text)
+                    .map_err(|e| format!("inputs of lane {l}: not a hex dword: {e}"))
             })
             .collect::<Result<_, _>>()?;
         if inputs.len() != THREADS as usize || inputs.iter().any(|l| l.len() != INPUTS as usize) {
             return Err(format!("{THREADS} lanes of {INPUTS} input dwords expected"));
         }
+        Ok(inputs)
+    }
+
+    /// The job the regression runs.
+    pub fn job(&self) -> Result<Job, String> {
+        let mode = crate::sweep::parse_mode(&self.mode)?;
+        let words: Vec<u32> = self
+            .words
+            .iter()
+            .map(|w| measurements::hex::parse_dword(w))
+            .collect::<Result<_, _>>()
+            .map_err(|e| format!("words: not a hex dword: {e}"))?;
+        let inputs = self.input_dwords()?;
         if self.wave != 32 && self.wave != 64 {
             return Err(format!("wave {} is not 32 or 64", self.wave));
         }
@@ -1799,6 +1805,38 @@ fn body_len(it: &Item) -> usize {
     }
 }
 
+/// One line per lane of `lanes` (global indices into a one-program job's outputs): its input dwords, the
+/// reference's output dwords and `name`'s, in hex: `lane L: inputs ..; reference ..; NAME ..`.
+pub fn lane_lines(
+    name: &str,
+    inputs: &[Vec<u32>],
+    reference: &JobOutput,
+    other: &JobOutput,
+    lanes: &[u32],
+) -> Vec<String> {
+    let hex = measurements::hex::format_dwords;
+    let o = OUTPUTS as usize;
+    let out = |r: &JobOutput, l: usize| {
+        r.array("out")
+            .and_then(|a| a.get(l * o..(l + 1) * o))
+            .map_or_else(|| "(none)".to_string(), hex)
+    };
+    lanes
+        .iter()
+        .map(|&l| {
+            let l = l as usize;
+            let input = inputs
+                .get(l)
+                .map_or_else(|| "(none)".to_string(), |i| hex(i));
+            format!(
+                "lane {l}: inputs {input}; reference {}; {name} {}",
+                out(reference, l),
+                out(other, l)
+            )
+        })
+        .collect()
+}
+
 /// Removes items and zeroes input columns of program `p` of `b` while `other` still differs from
 /// `reference` on it.
 fn minimise(
@@ -1874,20 +1912,7 @@ fn minimise(
     };
     let lanes = match (&want, &got, compare(&want, &got)) {
         (Ok(a), Ok(g), Verdict::Differ(ls)) if !ls.is_empty() => {
-            let (x, y) = (a.array("out").unwrap_or(&[]), g.array("out").unwrap_or(&[]));
-            let o = OUTPUTS as usize;
-            ls.iter()
-                .take(4)
-                .map(|&l| {
-                    let l = l as usize;
-                    format!(
-                        "lane {l}: inputs {}; reference {}; {name} {}",
-                        hex(&inputs[l]),
-                        hex(&x[l * o..(l + 1) * o]),
-                        hex(&y[l * o..(l + 1) * o])
-                    )
-                })
-                .collect()
+            lane_lines(name, &inputs, a, g, &ls[..ls.len().min(4)])
         }
         _ => vec![format!(
             "reference: {}; {name}: {}",
@@ -1953,6 +1978,39 @@ mod tests {
         ] {
             assert!(seen.contains(want), "{want} not drawn: {seen:?}");
         }
+    }
+
+    /// The differing lanes' lines: the NVIDIA f64 FMA divergence (seed 9500, batch 22654, program 4), its two
+    /// lanes patched to what the H100 gave, print exactly as the minimiser recorded them there, so the model
+    /// still gives the file's reference values.
+    #[test]
+    fn lane_lines_show_the_recorded_divergence() {
+        let text = include_str!("../fuzz-regressions/seed-9500-batch-22654-program-4.toml");
+        let r: Regression = toml::from_str(text).unwrap();
+        let job = r.job().unwrap();
+        let want = ModelBackend::default().run(&job).unwrap();
+        let mut out = want.array("out").unwrap().to_vec();
+        let o = OUTPUTS as usize;
+        // v14 and v15 (dwords 4 and 5) as the H100 wrote them: the low dword of the product alone.
+        for (lane, v) in [(46, 0x4b00_0000), (50, 0x7d01_fdff)] {
+            out[lane * o + 4] = v;
+            out[lane * o + 5] = v;
+        }
+        let arrays = want
+            .arrays
+            .iter()
+            .map(|(n, d)| (n.clone(), if n == "out" { out.clone() } else { d.clone() }))
+            .collect();
+        let got = job.output_from(arrays);
+        let Verdict::Differ(lanes) = compare(&Ok(want.clone()), &Ok(got.clone())) else {
+            panic!("no difference");
+        };
+        assert_eq!(lanes, [46, 50]);
+        let inputs = r.input_dwords().unwrap();
+        assert_eq!(
+            lane_lines(&r.backend, &inputs, &want, &got, &lanes),
+            r.lanes
+        );
     }
 
     /// A backend whose device fails every job, and which reports 1 ms of phase `a` and 2 ms of `b` at every

@@ -282,7 +282,8 @@ enum Sub {
         unoptimized_pipelines: bool,
     },
     /// Run `fuzz --save` regression files on the backends (the first is the reference; default model and
-    /// vulkan) and say for each whether they agree now. Exit 1 when one still differs.
+    /// vulkan) and say for each whether they agree now, with the first eight differing lanes' inputs and
+    /// both backends' outputs where one differs. Exit 1 when one still differs.
     FuzzReplay {
         /// Backends as for the main command.
         #[arg(long = "backend", value_name = "NAME")]
@@ -872,6 +873,9 @@ fn forms(loops: &str, unoptimized: bool) -> backends::Forms {
     }
 }
 
+/// The differing lanes `fuzz-replay` prints with their values.
+const REPLAY_LANES: usize = 8;
+
 /// `conformance fuzz-replay`.
 fn fuzz_replay(
     names: &[String],
@@ -891,9 +895,11 @@ fn fuzz_replay(
                 r.schema
             ));
         }
+        let at = |e: String| format!("{}: {e}", f.display());
         jobs.push((
             f,
-            r.job().map_err(|e| format!("{}: {e}", f.display()))?,
+            r.job().map_err(at)?,
+            r.input_dwords().map_err(at)?,
             format!("{}, found on {}", r.origin, r.backend),
         ));
     }
@@ -917,7 +923,7 @@ fn fuzz_replay(
     }
     let mut differ = 0;
     let mut text = String::new();
-    for (f, job, origin) in &jobs {
+    for (f, job, inputs, origin) in &jobs {
         let want = all[0].run(job);
         // An error on either side differs in no lane: say what each gave instead.
         let gave =
@@ -941,7 +947,15 @@ fn fuzz_replay(
                 }
                 fz::Verdict::Differ(lanes) => {
                     differ += 1;
-                    format!("DIFFER in {} lanes", lanes.len())
+                    let mut what = format!("DIFFER in {} lanes", lanes.len());
+                    if let (Ok(w), Ok(g)) = (&want, &got) {
+                        let shown = &lanes[..lanes.len().min(REPLAY_LANES)];
+                        for line in fz::lane_lines(&b.name(), inputs, w, g, shown) {
+                            what.push_str("\n  ");
+                            what.push_str(&line);
+                        }
+                    }
+                    what
                 }
             };
             text.push_str(&format!(
