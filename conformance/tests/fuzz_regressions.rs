@@ -1,6 +1,6 @@
-//! Every minimised divergence `conformance fuzz --save` wrote into `conformance/fuzz-regressions/` runs on
-//! the model and on the default Vulkan device (lavapipe in CI) and must now agree, and a short seeded fuzz
-//! run (the CI smoke run) finds no divergence.
+//! Every minimised divergence `conformance fuzz --save` wrote into `conformance/fuzz-regressions/` (and the
+//! probes of open ones in its `probes/` folders) runs on the model and on the default Vulkan device (lavapipe
+//! in CI) and must now agree there, and a short seeded fuzz run (the CI smoke run) finds no divergence.
 
 mod common;
 
@@ -16,11 +16,19 @@ fn saved_regressions_agree() {
     };
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz-regressions");
     let mut n = 0;
-    for entry in std::fs::read_dir(&dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.extension().is_none_or(|e| e != "toml") {
-            continue;
+    let mut files = Vec::new();
+    let mut dirs = vec![dir.clone()];
+    while let Some(d) = dirs.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "toml") {
+                files.push(path);
+            }
         }
+    }
+    for path in files {
         let text = std::fs::read_to_string(&path).unwrap();
         let r: Regression =
             toml::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
