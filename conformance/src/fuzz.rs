@@ -1288,6 +1288,41 @@ impl Regression {
     }
 }
 
+/// The regression files `paths` name: each file as given, and each folder's `*.toml` files at any depth
+/// (a divergence's probes sit in subfolders), sorted by path. `Err` names a folder that cannot be read or
+/// holds none.
+pub fn regression_files(paths: &[std::path::PathBuf]) -> Result<Vec<std::path::PathBuf>, String> {
+    let mut out = Vec::new();
+    for p in paths {
+        if !p.is_dir() {
+            out.push(p.clone());
+            continue;
+        }
+        let mut found = Vec::new();
+        let mut dirs = vec![p.clone()];
+        while let Some(d) = dirs.pop() {
+            let entries = std::fs::read_dir(&d).map_err(|e| format!("{}: {e}", d.display()))?;
+            for entry in entries {
+                let path = entry.map_err(|e| format!("{}: {e}", d.display()))?.path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else if path.extension().is_some_and(|e| e == "toml") {
+                    found.push(path);
+                }
+            }
+        }
+        if found.is_empty() {
+            return Err(format!(
+                "{}: no regression files (*.toml) in it",
+                p.display()
+            ));
+        }
+        found.sort();
+        out.extend(found);
+    }
+    Ok(out)
+}
+
 /// How two backends' results of one job compare.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Verdict {

@@ -79,7 +79,7 @@ library; `conformance sweep-merge F...` adds shards up.
 
 Fuzzing: `conformance fuzz --backend model --backend vulkan:NAME --seed S --count N [--metamorphic] [--save D]`
 compares random valid programs between backends (the first is the reference) and minimises what differs;
-`conformance fuzz-replay F...` runs saved divergences again.
+`conformance fuzz-replay F|DIR...` runs saved divergences again.
 
 Exit status: 0 no cell mismatched outside the known differences; 1 some did (stderr names the backends,
 suites, cell counts and first measurement IDs); 2 bad input or usage. Output cut short by its reader
@@ -288,7 +288,7 @@ enum Sub {
         /// Backends as for the main command.
         #[arg(long = "backend", value_name = "NAME")]
         backends: Vec<String>,
-        /// Regression files.
+        /// Regression files, or folders whose `*.toml` files (at any depth) are all replayed.
         #[arg(required = true)]
         files: Vec<PathBuf>,
         /// As for `fuzz`: the form of the float engine's fixed-step computations on the Vulkan backends. A
@@ -883,8 +883,9 @@ fn fuzz_replay(
     forms: backends::Forms,
 ) -> Result<ExitCode, String> {
     use conformance::fuzz as fz;
+    let files = fz::regression_files(files)?;
     let mut jobs = Vec::new();
-    for f in files {
+    for f in &files {
         let text = std::fs::read_to_string(f).map_err(|e| format!("{}: {e}", f.display()))?;
         let r: fz::Regression = toml::from_str(&text)
             .map_err(|e| format!("{}: not a fuzz regression: {e}", f.display()))?;

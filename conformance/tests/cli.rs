@@ -770,6 +770,13 @@ fn fuzz_replay_runs_saved_regressions_and_refuses_bad_files() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("bad.toml: not a fuzz regression"));
     let out = conformance(&["fuzz-replay", "--backend", "model", file.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2), "one backend is a usage error");
+    let empty = tmp.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let out = conformance(&["fuzz-replay", empty.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("empty: no regression files (*.toml) in it")
+    );
     if driver::Context::open(None).is_err() {
         assert!(std::env::var_os("CI").is_none(), "CI must install lavapipe");
         return;
@@ -808,6 +815,22 @@ fn fuzz_replay_runs_saved_regressions_and_refuses_bad_files() {
     );
     let out = conformance(&["fuzz-replay", "--loops", "spiral", file.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
+    // A folder: its files and its probes' subfolders, one line each.
+    let out = conformance(&["fuzz-replay", dir.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines.iter().all(|l| l.ends_with(": agree")), "{text}");
+    for name in [
+        "seed-1-batch-7-program-21.toml",
+        "probes/nvidia-f64-fma/v1-no-or.toml",
+    ] {
+        assert_eq!(
+            lines.iter().filter(|l| l.contains(name)).count(),
+            1,
+            "{name}: {text}"
+        );
+    }
 }
 
 /// A summary with what depends on the run (time, commit, order of listed mismatches and problems) taken out.

@@ -16,19 +16,7 @@ fn saved_regressions_agree() {
     };
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz-regressions");
     let mut n = 0;
-    let mut files = Vec::new();
-    let mut dirs = vec![dir.clone()];
-    while let Some(d) = dirs.pop() {
-        for entry in std::fs::read_dir(&d).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                dirs.push(path);
-            } else if path.extension().is_some_and(|e| e == "toml") {
-                files.push(path);
-            }
-        }
-    }
-    for path in files {
+    for path in fuzz::regression_files(std::slice::from_ref(&dir)).unwrap() {
         let text = std::fs::read_to_string(&path).unwrap();
         let r: Regression =
             toml::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
