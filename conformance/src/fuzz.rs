@@ -1289,8 +1289,8 @@ impl Regression {
 }
 
 /// The regression files `paths` name: each file as given, and each folder's `*.toml` files at any depth
-/// (a divergence's probes sit in subfolders), sorted by path. `Err` names a folder that cannot be read or
-/// holds none.
+/// (a divergence's probes sit in subfolders; links to folders inside are not followed), sorted by path.
+/// `Err` names a folder that cannot be read or holds none.
 pub fn regression_files(paths: &[std::path::PathBuf]) -> Result<Vec<std::path::PathBuf>, String> {
     let mut out = Vec::new();
     for p in paths {
@@ -1303,8 +1303,11 @@ pub fn regression_files(paths: &[std::path::PathBuf]) -> Result<Vec<std::path::P
         while let Some(d) = dirs.pop() {
             let entries = std::fs::read_dir(&d).map_err(|e| format!("{}: {e}", d.display()))?;
             for entry in entries {
-                let path = entry.map_err(|e| format!("{}: {e}", d.display()))?.path();
-                if path.is_dir() {
+                let entry = entry.map_err(|e| format!("{}: {e}", d.display()))?;
+                let path = entry.path();
+                // Not `path.is_dir()`: a link to a folder above would loop.
+                let dir = entry.file_type().is_ok_and(|t| t.is_dir());
+                if dir {
                     dirs.push(path);
                 } else if path.extension().is_some_and(|e| e == "toml") {
                     found.push(path);
@@ -2045,6 +2048,29 @@ mod tests {
         assert_eq!(
             lane_lines(&r.backend, &inputs, &want, &got, &lanes),
             r.lanes
+        );
+    }
+
+    /// A folder gives its `*.toml` files at any depth, sorted, without following a link back up; a folder
+    /// without any is an error naming it.
+    #[test]
+    fn regression_files_walk_folders() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().to_path_buf();
+        std::fs::create_dir(root.join("sub")).unwrap();
+        for f in ["b.toml", "a.txt", "sub/a.toml"] {
+            std::fs::write(root.join(f), "").unwrap();
+        }
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(&root, root.join("sub/up")).unwrap();
+        let single = root.join("x.toml");
+        let got = regression_files(&[single.clone(), root.clone()]).unwrap();
+        assert_eq!(got, [single, root.join("b.toml"), root.join("sub/a.toml")]);
+        std::fs::create_dir(root.join("none")).unwrap();
+        let e = regression_files(&[root.join("none")]).unwrap_err();
+        assert!(
+            e.ends_with("none: no regression files (*.toml) in it"),
+            "{e}"
         );
     }
 
