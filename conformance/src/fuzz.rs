@@ -1664,16 +1664,24 @@ impl std::fmt::Display for Stop {
 /// instructions it runs and ends with the model's instruction-budget timeout).
 fn host_failure(name: &str, got: &Result<JobOutput, BackendError>) -> Result<(), Stop> {
     match got {
-        Err(e @ BackendError::Device(_))
-        | Err(e @ BackendError::OutOfMemory { .. })
-        | Err(
-            e @ BackendError::Timeout {
-                limit: measurements::job::TimeLimit::WallClock,
-                ..
-            },
-        ) => Err(Stop::Host(format!("{name}: {e}"))),
+        Err(e) if is_host_failure(e) => Err(Stop::Host(format!("{name}: {e}"))),
         _ => Ok(()),
     }
+}
+
+/// Whether `e` says nothing about the program: the device failed, memory ran out, or the job ran past its
+/// wall-clock limit (the host's speed, not the program's instruction budget). Two such errors are not an
+/// agreement.
+pub fn is_host_failure(e: &BackendError) -> bool {
+    matches!(
+        e,
+        BackendError::Device(_)
+            | BackendError::OutOfMemory { .. }
+            | BackendError::Timeout {
+                limit: measurements::job::TimeLimit::WallClock,
+                ..
+            }
+    )
 }
 
 /// The word index an `Unsupported` error names (`v_sin_f32 (word 12)`).
@@ -1735,6 +1743,7 @@ pub fn run_batch(
             (job(&other, b.wave, n, b.mode, &inputs, b.target), at)
         };
         let want = reference.run(&plain_job);
+        host_failure(&reference.name(), &want)?;
         if let Err(e) = &want {
             if let Some(k) =
                 refused_word(e).and_then(|w| plain_at.iter().position(|r| (r.0..r.1).contains(&w)))
@@ -1805,6 +1814,7 @@ fn single(
         inputs,
         b.target,
     ));
+    host_failure(&reference.name(), &want)?;
     let jr = job(&one(rw)?, b.wave, 1, b.mode, inputs, b.target);
     for (name, be) in runs {
         let got = be.run(&jr);
@@ -1893,6 +1903,7 @@ fn minimise(
         let plain = kernel_words(&[prog.to_vec()], b.wave, Rewrite::default(), b.target)?;
         let rewritten = kernel_words(&[prog.to_vec()], b.wave, rw, b.target)?;
         let want = reference.run(&job(&plain, b.wave, 1, b.mode, inputs, b.target));
+        host_failure(&reference.name(), &want)?;
         let got = other.run(&job(&rewritten, b.wave, 1, b.mode, inputs, b.target));
         host_failure(name, &got)?;
         Ok(matches!(compare(&want, &got), Verdict::Differ(_)))
@@ -2115,6 +2126,44 @@ mod tests {
         );
         assert!(report.divergences.is_empty());
         assert_eq!(report.compared, 0);
+    }
+
+    /// The reference failing on the host is no result to compare either (before, its error against another
+    /// backend's output was a divergence, and two such failures an agreement).
+    #[test]
+    fn a_host_failure_of_the_reference_stops_the_batch() {
+        let model = ModelBackend::default();
+        let mut report = Report::default();
+        let r = run_batch(
+            &Broken,
+            &[&model],
+            5,
+            0,
+            4,
+            None,
+            T,
+            Rewrite::default(),
+            &mut report,
+        );
+        assert_eq!(
+            r,
+            Err(Stop::Host(
+                "broken: device error: the fence wait failed".into()
+            ))
+        );
+        assert!(report.divergences.is_empty());
+        assert_eq!(report.compared, 0);
+        let timeout = |limit| BackendError::Timeout {
+            limit,
+            instructions: 0,
+            budget: 1,
+            elapsed: Duration::from_secs(61),
+            time_limit: Some(Duration::from_secs(60)),
+        };
+        use measurements::job::TimeLimit::*;
+        assert!(is_host_failure(&timeout(WallClock)));
+        assert!(!is_host_failure(&timeout(WaveInstructions)));
+        assert!(!is_host_failure(&timeout(DispatchInstructions)));
     }
 
     #[test]

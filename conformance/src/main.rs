@@ -280,10 +280,17 @@ enum Sub {
         /// backend's name says so (`+unoptimized`).
         #[arg(long)]
         unoptimized_pipelines: bool,
+        /// Wall-clock limit of one batch's job on each backend, in seconds (decimals allowed; 0: no limit). A
+        /// batch past it is a host failure (run again once, then counted apart, not compared): raise it on a
+        /// slow or busy host.
+        #[arg(long, value_name = "SECONDS", default_value = "60", value_parser = parse_seconds,
+              allow_negative_numbers = true)]
+        job_timeout: JobTimeout,
     },
     /// Run `fuzz --save` regression files on the backends (the first is the reference; default model and
     /// vulkan) and say for each whether they agree now, with the first eight differing lanes' inputs and
-    /// both backends' outputs where one differs. Exit 1 when one still differs.
+    /// both backends' outputs where one differs. Exit 1 when one still differs, or when the host could not
+    /// run one (device error, memory, the wall-clock limit: `NOT RUN`).
     FuzzReplay {
         /// Backends as for the main command.
         #[arg(long = "backend", value_name = "NAME")]
@@ -299,6 +306,10 @@ enum Sub {
         /// `+unoptimized` in its backend).
         #[arg(long)]
         unoptimized_pipelines: bool,
+        /// As for `fuzz`: wall-clock limit of one file's job on each backend, in seconds (0: no limit).
+        #[arg(long, value_name = "SECONDS", default_value = "60", value_parser = parse_seconds,
+              allow_negative_numbers = true)]
+        job_timeout: JobTimeout,
     },
     /// Add up the `--format json` summaries of shards (`--shard K/N`) or of runs over disjoint suites and
     /// print the whole as `--format` says (text, json, markdown). Exit 1 when the merged summary has an
@@ -477,7 +488,15 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             files,
             loops,
             unoptimized_pipelines,
-        }) => return fuzz_replay(&backends, &files, forms(&loops, unoptimized_pipelines)),
+            job_timeout,
+        }) => {
+            return fuzz_replay(
+                &backends,
+                &files,
+                forms(&loops, unoptimized_pipelines),
+                with_timeout(job_timeout),
+            )
+        }
         Some(Sub::Fuzz {
             backends,
             seed,
@@ -493,6 +512,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             target,
             loops,
             unoptimized_pipelines,
+            job_timeout,
         }) => {
             no_disk_shader_caches();
             let forms = forms(&loops, unoptimized_pipelines);
@@ -513,6 +533,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                 first_batch,
                 target,
                 forms,
+                with_timeout(job_timeout),
             );
         }
         None => {}
@@ -873,6 +894,14 @@ fn forms(loops: &str, unoptimized: bool) -> backends::Forms {
     }
 }
 
+/// The default limits with `timeout` as the wall-clock limit of a job (`fuzz`, `fuzz-replay`).
+fn with_timeout(timeout: JobTimeout) -> Limits {
+    Limits {
+        wall_clock: timeout.0,
+        ..Limits::default()
+    }
+}
+
 /// The differing lanes `fuzz-replay` prints with their values.
 const REPLAY_LANES: usize = 8;
 
@@ -881,6 +910,7 @@ fn fuzz_replay(
     names: &[String],
     files: &[PathBuf],
     forms: backends::Forms,
+    limits: Limits,
 ) -> Result<ExitCode, String> {
     use conformance::fuzz as fz;
     let files = fz::regression_files(files)?;
@@ -911,7 +941,7 @@ fn fuzz_replay(
     };
     let all = backends::resolve_with(
         &names,
-        Limits::default(),
+        limits,
         driver::OpenOptions::default().pipeline_cache_capacity,
         forms,
     )?
@@ -922,7 +952,7 @@ fn fuzz_replay(
             named_one(&names, &all)
         ));
     }
-    let mut differ = 0;
+    let (mut differ, mut not_run) = (0, 0);
     let mut text = String::new();
     for (f, job, inputs, origin) in &jobs {
         let want = all[0].run(job);
@@ -935,7 +965,19 @@ fn fuzz_replay(
             };
         for b in &all[1..] {
             let got = b.run(job);
+            let host = |r: &Result<measurements::JobOutput, measurements::BackendError>| {
+                r.as_ref().is_err_and(fz::is_host_failure)
+            };
             let what = match fz::compare(&want, &got) {
+                // Nothing was compared: not an agreement, and not a divergence of the program.
+                _ if host(&want) || host(&got) => {
+                    not_run += 1;
+                    format!(
+                        "NOT RUN ({}; {})",
+                        gave(all[0].name(), &want),
+                        gave(b.name(), &got)
+                    )
+                }
                 fz::Verdict::Same => "agree".to_string(),
                 fz::Verdict::Refused(why) => format!("refused: {why}"),
                 fz::Verdict::Differ(lanes) if lanes.is_empty() => {
@@ -968,7 +1010,7 @@ fn fuzz_replay(
         }
     }
     out::print(&text)?;
-    Ok(if differ == 0 {
+    Ok(if differ == 0 && not_run == 0 {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
@@ -991,6 +1033,7 @@ fn fuzz(
     first_batch: u64,
     target: reference_model::isa::Target,
     forms: backends::Forms,
+    limits: Limits,
 ) -> Result<ExitCode, String> {
     use conformance::fuzz as fz;
     use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -1025,7 +1068,7 @@ fn fuzz(
         .transpose()?;
     // Backends opened once to check the arguments and name the run before anything starts.
     // Opened as the workers' are, so the summary names them as they ran (`vulkan:llvmpipe+rolled`).
-    let first = backends::resolve_with(&names, Limits::default(), 0, forms)?.backends;
+    let first = backends::resolve_with(&names, limits, 0, forms)?.backends;
     if first.len() < 2 && !metamorphic {
         return Err(format!(
             "fuzz needs two different backends (the first is the reference), or --metamorphic; {}",
@@ -1058,7 +1101,7 @@ fn fuzz(
     let (tx, rx) = std::sync::mpsc::channel::<(u64, Result<fz::Report, String>)>();
     // No pipeline is kept between batches: no module runs twice, and on lavapipe two workers' caches grew to
     // 5.7 GB.
-    let resolve = |names: &[String]| backends::resolve_with(names, Limits::default(), 0, forms);
+    let resolve = |names: &[String]| backends::resolve_with(names, limits, 0, forms);
     let open = || resolve(&names).map(|r| r.backends);
     // A batch the host fails (fz::Stop::Host) runs again once on backends opened afresh (a timed-out job
     // leaves its Vulkan context unusable); failing again, it is counted apart, not compared.
@@ -1255,6 +1298,10 @@ fn fuzz(
         for f in &report.host_failures {
             text.push_str(&format!("    {f}\n"));
         }
+        text.push_str(&format!(
+            "  (to run batch K again: --first-batch K --count {batch} --batch {batch}; a timeout on a busy host \
+             may pass with a larger --job-timeout)\n"
+        ));
     }
     out::print(&text)?;
     Ok(

@@ -815,6 +815,49 @@ fn fuzz_replay_runs_saved_regressions_and_refuses_bad_files() {
     );
     let out = conformance(&["fuzz-replay", "--loops", "spiral", file.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
+    // A job past the wall-clock limit compared nothing: neither an agreement nor a divergence, exit 1.
+    let out = conformance(&[
+        "fuzz-replay",
+        "--job-timeout",
+        "0.0001",
+        file.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(
+        text.contains(": NOT RUN (") && text.contains("wall-clock limit"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("agree") && !text.contains("DIFFER"),
+        "{text}"
+    );
+    // The same limit in a fuzz run: the batch is a host failure, with how to run it again.
+    let out = conformance(&[
+        "fuzz",
+        "--count",
+        "16",
+        "--batch",
+        "16",
+        "--job-timeout",
+        "0.0001",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(
+        text.contains("0 compared, 0 refused, 0 divergences"),
+        "{text}"
+    );
+    assert!(
+        text.contains("not compared: 1 batches the host failed twice"),
+        "{text}"
+    );
+    assert!(
+        text.contains("to run batch K again: --first-batch K --count 16 --batch 16"),
+        "{text}"
+    );
+    let out = conformance(&["fuzz", "--job-timeout", "-1"]);
+    assert_eq!(out.status.code(), Some(2));
     // A folder: its files and its probes' subfolders, one line each.
     let out = conformance(&["fuzz-replay", dir.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(0));
