@@ -2103,56 +2103,36 @@ mod tests {
         }
     }
 
+    /// A host failure on either side stops the batch without a divergence: the reference's too (before, its
+    /// error against another backend's output was a divergence, and two such failures an agreement).
     #[test]
     fn a_host_failure_stops_the_batch_without_a_divergence() {
         let model = ModelBackend::default();
-        let mut report = Report::default();
-        let r = run_batch(
-            &model,
-            &[&Broken],
-            5,
-            0,
-            4,
-            None,
-            T,
-            Rewrite::default(),
-            &mut report,
-        );
-        assert_eq!(
-            r,
-            Err(Stop::Host(
-                "broken: device error: the fence wait failed".into()
-            ))
-        );
-        assert!(report.divergences.is_empty());
-        assert_eq!(report.compared, 0);
-    }
-
-    /// The reference failing on the host is no result to compare either (before, its error against another
-    /// backend's output was a divergence, and two such failures an agreement).
-    #[test]
-    fn a_host_failure_of_the_reference_stops_the_batch() {
-        let model = ModelBackend::default();
-        let mut report = Report::default();
-        let r = run_batch(
-            &Broken,
-            &[&model],
-            5,
-            0,
-            4,
-            None,
-            T,
-            Rewrite::default(),
-            &mut report,
-        );
-        assert_eq!(
-            r,
-            Err(Stop::Host(
-                "broken: device error: the fence wait failed".into()
-            ))
-        );
-        assert!(report.divergences.is_empty());
-        assert_eq!(report.compared, 0);
+        for (reference, other) in [
+            (&model as &dyn Backend, &Broken as &dyn Backend),
+            (&Broken, &model),
+        ] {
+            let mut report = Report::default();
+            let r = run_batch(
+                reference,
+                &[other],
+                5,
+                0,
+                4,
+                None,
+                T,
+                Rewrite::default(),
+                &mut report,
+            );
+            assert_eq!(
+                r,
+                Err(Stop::Host(
+                    "broken: device error: the fence wait failed".into()
+                ))
+            );
+            assert!(report.divergences.is_empty());
+            assert_eq!(report.compared, 0);
+        }
         let timeout = |limit| BackendError::Timeout {
             limit,
             instructions: 0,
