@@ -1329,7 +1329,7 @@ pub fn regression_files(paths: &[std::path::PathBuf]) -> Result<Vec<std::path::P
 /// How two backends' results of one job compare.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Verdict {
-    /// The same memory, or the same kind of error.
+    /// The same memory, or the same kind of error (not of the host: [`is_host_failure`]).
     Same,
     /// The backend refused the job (unsupported): not a divergence.
     Refused(String),
@@ -1362,7 +1362,12 @@ pub fn compare(
                 Verdict::Differ(lanes)
             }
         }
-        (Err(a), Err(b)) if std::mem::discriminant(a) == std::mem::discriminant(b) => Verdict::Same,
+        // Two host failures say nothing about the program: not an agreement.
+        (Err(a), Err(b))
+            if std::mem::discriminant(a) == std::mem::discriminant(b) && !is_host_failure(a) =>
+        {
+            Verdict::Same
+        }
         _ => Verdict::Differ(Vec::new()),
     }
 }
@@ -1659,13 +1664,18 @@ impl std::fmt::Display for Stop {
     }
 }
 
-/// The host failure in `got` from backend `name`, as [`Stop::Host`]: device and driver errors, host memory, and
-/// the wall-clock limit (a guest loop that never ends is not one: the recompiled kernel counts the
-/// instructions it runs and ends with the model's instruction-budget timeout).
-fn host_failure(name: &str, got: &Result<JobOutput, BackendError>) -> Result<(), Stop> {
-    match got {
-        Err(e) if is_host_failure(e) => Err(Stop::Host(format!("{name}: {e}"))),
-        _ => Ok(()),
+/// `be`'s result of `job`, or its host failure as [`Stop::Host`] naming backend `name`: device and driver
+/// errors, host memory, and the wall-clock limit (a guest loop that never ends is not one: the recompiled
+/// kernel counts the instructions it runs and ends with the model's instruction-budget timeout). Every run
+/// the fuzzer compares goes through it, the reference's too.
+fn run_checked(
+    be: &dyn Backend,
+    name: &str,
+    job: &Job,
+) -> Result<Result<JobOutput, BackendError>, Stop> {
+    match be.run(job) {
+        Err(e) if is_host_failure(&e) => Err(Stop::Host(format!("{name}: {e}"))),
+        got => Ok(got),
     }
 }
 
@@ -1742,8 +1752,7 @@ pub fn run_batch(
             let (other, at) = kernel_layout(&progs, b.wave, rw, b.target)?;
             (job(&other, b.wave, n, b.mode, &inputs, b.target), at)
         };
-        let want = reference.run(&plain_job);
-        host_failure(&reference.name(), &want)?;
+        let want = run_checked(reference, &reference.name(), &plain_job)?;
         if let Err(e) = &want {
             if let Some(k) =
                 refused_word(e).and_then(|w| plain_at.iter().position(|r| (r.0..r.1).contains(&w)))
@@ -1756,8 +1765,7 @@ pub fn run_batch(
         let mut divergent = std::collections::BTreeSet::new();
         let mut unclear = false;
         for (name, be) in &runs {
-            let got = be.run(&other_job);
-            host_failure(name, &got)?;
+            let got = run_checked(*be, name, &other_job)?;
             if let Err(e) = &got {
                 if let Some(k) = refused_word(e)
                     .and_then(|w| other_at.iter().position(|r| (r.0..r.1).contains(&w)))
@@ -1806,19 +1814,21 @@ fn single(
     let inputs = &b.inputs[p * THREADS as usize..(p + 1) * THREADS as usize];
     let one =
         |rw: Rewrite| kernel_words(std::slice::from_ref(&b.programs[p]), b.wave, rw, b.target);
-    let want = reference.run(&job(
-        &one(Rewrite::default())?,
-        b.wave,
-        1,
-        b.mode,
-        inputs,
-        b.target,
-    ));
-    host_failure(&reference.name(), &want)?;
+    let want = run_checked(
+        reference,
+        &reference.name(),
+        &job(
+            &one(Rewrite::default())?,
+            b.wave,
+            1,
+            b.mode,
+            inputs,
+            b.target,
+        ),
+    )?;
     let jr = job(&one(rw)?, b.wave, 1, b.mode, inputs, b.target);
     for (name, be) in runs {
-        let got = be.run(&jr);
-        host_failure(name, &got)?;
+        let got = run_checked(*be, name, &jr)?;
         match compare(&want, &got) {
             Verdict::Same => {}
             Verdict::Refused(_) => {
@@ -1902,10 +1912,16 @@ fn minimise(
     let differs = |prog: &[Item], inputs: &[Vec<u32>]| -> Result<bool, Stop> {
         let plain = kernel_words(&[prog.to_vec()], b.wave, Rewrite::default(), b.target)?;
         let rewritten = kernel_words(&[prog.to_vec()], b.wave, rw, b.target)?;
-        let want = reference.run(&job(&plain, b.wave, 1, b.mode, inputs, b.target));
-        host_failure(&reference.name(), &want)?;
-        let got = other.run(&job(&rewritten, b.wave, 1, b.mode, inputs, b.target));
-        host_failure(name, &got)?;
+        let want = run_checked(
+            reference,
+            &reference.name(),
+            &job(&plain, b.wave, 1, b.mode, inputs, b.target),
+        )?;
+        let got = run_checked(
+            other,
+            name,
+            &job(&rewritten, b.wave, 1, b.mode, inputs, b.target),
+        )?;
         Ok(matches!(compare(&want, &got), Verdict::Differ(_)))
     };
     // Items, repeatedly, top level and inside blocks.
@@ -2144,6 +2160,10 @@ mod tests {
         assert!(is_host_failure(&timeout(WallClock)));
         assert!(!is_host_failure(&timeout(WaveInstructions)));
         assert!(!is_host_failure(&timeout(DispatchInstructions)));
+        // Two alike are no agreement; two alike of the program are.
+        let both = |l| compare(&Err(timeout(l)), &Err(timeout(l)));
+        assert_eq!(both(WallClock), Verdict::Differ(Vec::new()));
+        assert_eq!(both(WaveInstructions), Verdict::Same);
     }
 
     #[test]
