@@ -1289,7 +1289,7 @@ impl Regression {
 }
 
 /// The regression files `paths` name: each file as given, and each folder's `*.toml` files at any depth
-/// (a divergence's probes sit in subfolders; links to folders inside are not followed), sorted by path.
+/// (a divergence's variants sit in subfolders; links to folders inside are not followed), sorted by path.
 /// `Err` names a folder that cannot be read or holds none.
 pub fn regression_files(paths: &[std::path::PathBuf]) -> Result<Vec<std::path::PathBuf>, String> {
     let mut out = Vec::new();

@@ -858,7 +858,7 @@ fn fuzz_replay_runs_saved_regressions_and_refuses_bad_files() {
     );
     let out = conformance(&["fuzz", "--job-timeout", "-1"]);
     assert_eq!(out.status.code(), Some(2));
-    // A folder: its files and its probes' subfolders, one line each.
+    // A folder: its files and its subfolders' files, one line each.
     let out = conformance(&["fuzz-replay", dir.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(0));
     let text = String::from_utf8_lossy(&out.stdout).to_string();
@@ -866,7 +866,7 @@ fn fuzz_replay_runs_saved_regressions_and_refuses_bad_files() {
     assert!(lines.iter().all(|l| l.ends_with(": agree")), "{text}");
     for name in [
         "seed-1-batch-7-program-21.toml",
-        "probes/nvidia-f64-fma/v1-no-or.toml",
+        "nvidia-f64-fma/v1-no-or.toml",
     ] {
         assert_eq!(
             lines.iter().filter(|l| l.contains(name)).count(),

@@ -1,5 +1,5 @@
 //! Every minimised divergence `conformance fuzz --save` wrote into `conformance/fuzz-regressions/` (and the
-//! probes of open ones in its `probes/` folders) runs on the model and on the default Vulkan device (lavapipe
+//! hand-made variants of one in its subfolders) runs on the model and on the default Vulkan device (lavapipe
 //! in CI) and must now agree there, and a short seeded fuzz run (the CI smoke run) finds no divergence.
 
 mod common;

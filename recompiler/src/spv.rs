@@ -787,10 +787,11 @@ impl Emit {
     }
 
     /// `v` OR-ed with a zero the host compiler cannot see through (a launch-info word), so that it never
-    /// rewrites `v` as the constant it is. Two host bugs need it: lavapipe's LLVM 15 selects an AVX-512
-    /// ternlog with a constant operand wrongly (llvm-project issue 157929), and lavapipe loses the zero's
-    /// sign in an integer select between +-1.0 and +-0.0 bit patterns (README, "Host limits and host bugs
-    /// worked around").
+    /// rewrites `v` as the constant it is. Three host bugs need it: lavapipe's LLVM 15 selects an AVX-512
+    /// ternlog with a constant operand wrongly (llvm-project issue 157929), lavapipe loses the zero's sign in
+    /// an integer select between +-1.0 and +-0.0 bit patterns, and NVIDIA's compiler gets an f64 FMA's low
+    /// dword wrong when its high dword is unused (the translator's `write_f64` ties the two through this
+    /// zero; README, "Host limits and host bugs worked around").
     pub fn opaque(&mut self, v: Sv) -> Sv {
         let Some(info) = self.opaque_source else {
             return v;

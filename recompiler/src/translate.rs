@@ -1074,13 +1074,28 @@ fn float64_alu(
     let (omod, clamp) = out_mods(inst);
     let r = fp::omod_clamp(e, &env, mode, r, omod, clamp);
     if fmt == F64 {
-        let (lo, hi) = (e.trunc(r), e.hi(r));
-        cx.vset_if(vd, lo, active);
-        cx.vset_if(vd + 1, hi, active);
+        write_f64(cx, vd, r, active);
     } else {
         write32(cx, inst, pc, vd, r, active)?;
     }
     Ok(Done::Next)
+}
+
+/// Writes the f64 result `r` to VGPRs `vd` (low dword) and `vd + 1` in the lanes `active`, the low dword tied to
+/// the high one (`lo ^ (hi & z)`, `z` the launch-info zero of [`Emit::opaque`]) so that the host compiler never
+/// sees a result's high dword unused. NVIDIA's compiler (driver 580.159.04, H100 80GB HBM3) computed the low
+/// dword of a soft `v_fma_f64` with an infinite addend as if the addend were zero whenever the program overwrote
+/// the high dword, optimised or not, and got it right with this tie (README, "Host limits and host bugs worked
+/// around"; `conformance/fuzz-regressions/nvidia-f64-fma/`). One load, AND and XOR per f64 result.
+fn write_f64(cx: &mut Cx, vd: u32, r: Sv, active: Sv) {
+    let e = &mut cx.e;
+    let (lo, hi) = (e.trunc(r), e.hi(r));
+    let z = e.k32(0);
+    let z = e.opaque(z);
+    let t = e.bin(Bin::And, hi, z);
+    let lo = e.bin(Bin::Xor, lo, t);
+    cx.vset_if(vd, lo, active);
+    cx.vset_if(vd + 1, hi, active);
 }
 
 /// VOP3P: the packed 16-bit integer and f16 operations (the low result half from the source halves op_sel
@@ -1863,9 +1878,7 @@ fn vector(cx: &mut Cx, inst: &Instruction, pc: usize) -> Result<Done, Refusal> {
         };
         let (v, vcc) = crate::sem::float::div_scale(e, &env, s0, s1, s2);
         if fmt == F64 {
-            let (lo, hi) = (e.trunc(v), e.hi(v));
-            cx.vset_if(d, lo, active);
-            cx.vset_if(d + 1, hi, active);
+            write_f64(cx, d, v, active);
         } else {
             write32(cx, inst, pc, d, v, active)?;
         }

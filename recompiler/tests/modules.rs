@@ -172,3 +172,69 @@ fn rolled_loops_count_to_a_bound_the_host_cannot_see() {
         "the rolled loops add constant bounds: {rolled:?} against {unrolled:?}"
     );
 }
+
+/// Every f64 result's low dword is tied to its high one through the launch-info zero (`lo ^ (hi & z)`), so that
+/// no host compiler sees a high dword unused: NVIDIA's computed a soft `v_fma_f64`'s low dword wrong when the
+/// program overwrote the high one (README, "Host limits and host bugs worked around").
+#[test]
+fn every_f64_result_ties_its_low_dword_to_its_high_one() {
+    let words = [
+        0xd54c_0004,
+        0x0402_0500, // v_fma_f64 v[4:5], v[0:1], v[2:3], v[0:1]
+        0x7e0a_0280, // v_mov_b32 v5, 0: the FMA's high dword overwritten
+        0xd565_0006,
+        0x0002_0500, // v_mul_f64 v[6:7], v[0:1], v[2:3]
+        0xd56e_6a08,
+        0x0402_0500, // v_div_scale_f64 v[8:9], vcc_lo, v[0:1], v[2:3], v[0:1]
+        0xd564_000a,
+        0x0002_0500, // v_add_f64 v[10:11], v[0:1], v[2:3]
+        0xbf81_0000, // s_endpgm
+    ];
+    for host_floats in [false, true] {
+        let m = recompiler::compile(
+            reference_model::isa::Target::Gfx1013,
+            &words,
+            one_wave(host_floats, false),
+            &[],
+        )
+        .unwrap();
+        let text = recompiler::disassemble(&m.spirv).unwrap();
+        // `%id = OpName %type operands...`, by result id.
+        let defs: std::collections::HashMap<&str, Vec<&str>> = text
+            .lines()
+            .filter_map(|l| l.split_once(" = "))
+            .map(|(id, rest)| (id.trim(), rest.split_whitespace().collect()))
+            .collect();
+        let op = |id: &str| defs.get(id).map_or("", |d| d[0]);
+        let chain_index = |id: &str| defs.get(id).and_then(|d| d.last().copied());
+        let index_16 = |id: &str| {
+            defs.get(id)
+                .is_some_and(|d| d[0] == "OpConstant" && d.last() == Some(&"16"))
+        };
+        // The launch-info zero: `OpLoad %uint %p`, `%p` an access chain whose last index is 16, or a value
+        // OR-ed with that load (`Emit::opaque`).
+        let load = |id: &str| {
+            defs.get(id).is_some_and(|d| {
+                d[0] == "OpLoad"
+                    && op(d[2]) == "OpAccessChain"
+                    && chain_index(d[2]).is_some_and(index_16)
+            })
+        };
+        let zero = |id: &str| {
+            load(id)
+                || defs
+                    .get(id)
+                    .is_some_and(|d| d[0] == "OpBitwiseOr" && d[2..].iter().any(|&a| load(a)))
+        };
+        let ands: BTreeSet<&str> = defs
+            .iter()
+            .filter(|(_, d)| d[0] == "OpBitwiseAnd" && d[2..].iter().any(|&a| zero(a)))
+            .map(|(&id, _)| id)
+            .collect();
+        let ties = defs
+            .values()
+            .filter(|d| d[0] == "OpBitwiseXor" && d[2..].iter().any(|a| ands.contains(a)))
+            .count();
+        assert_eq!(ties, 4, "host floats {host_floats}: {ties} tied low dwords");
+    }
+}
