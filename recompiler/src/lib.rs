@@ -140,7 +140,8 @@ pub mod layout {
     pub const INFO_USER: u32 = 0;
     /// Launch info word the host sets to 0, which [`crate::spv::Emit::opaque`] ORs into a value so that the
     /// host compiler never sees it as the constant it is (a `v_bfi_b32` mask; a select between +-1.0 and a
-    /// zero of the other sign): two lavapipe bugs, README "Host limits and host bugs worked around".
+    /// zero of the other sign: two lavapipe bugs) or a value as unused (an f64 result's high dword: an NVIDIA
+    /// compiler bug); README "Host limits and host bugs worked around".
     pub const INFO_ZERO: u32 = 16;
     /// Words of launch info.
     pub const INFO_WORDS: u32 = 17;

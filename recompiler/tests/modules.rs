@@ -178,17 +178,14 @@ fn rolled_loops_count_to_a_bound_the_host_cannot_see() {
 /// program overwrote the high one (README, "Host limits and host bugs worked around").
 #[test]
 fn every_f64_result_ties_its_low_dword_to_its_high_one() {
+    #[rustfmt::skip]
     let words = [
-        0xd54c_0004,
-        0x0402_0500, // v_fma_f64 v[4:5], v[0:1], v[2:3], v[0:1]
-        0x7e0a_0280, // v_mov_b32 v5, 0: the FMA's high dword overwritten
-        0xd565_0006,
-        0x0002_0500, // v_mul_f64 v[6:7], v[0:1], v[2:3]
-        0xd56e_6a08,
-        0x0402_0500, // v_div_scale_f64 v[8:9], vcc_lo, v[0:1], v[2:3], v[0:1]
-        0xd564_000a,
-        0x0002_0500, // v_add_f64 v[10:11], v[0:1], v[2:3]
-        0xbf81_0000, // s_endpgm
+        0xd54c_0004, 0x0402_0500, // v_fma_f64 v[4:5], v[0:1], v[2:3], v[0:1]
+        0x7e0a_0280,              // v_mov_b32 v5, 0: the FMA's high dword overwritten
+        0xd565_0006, 0x0002_0500, // v_mul_f64 v[6:7], v[0:1], v[2:3]
+        0xd56e_6a08, 0x0402_0500, // v_div_scale_f64 v[8:9], vcc_lo, v[0:1], v[2:3], v[0:1]
+        0xd564_000a, 0x0002_0500, // v_add_f64 v[10:11], v[0:1], v[2:3]
+        0xbf81_0000,              // s_endpgm
     ];
     for host_floats in [false, true] {
         let m = recompiler::compile(
@@ -205,21 +202,23 @@ fn every_f64_result_ties_its_low_dword_to_its_high_one() {
             .filter_map(|l| l.split_once(" = "))
             .map(|(id, rest)| (id.trim(), rest.split_whitespace().collect()))
             .collect();
-        let op = |id: &str| defs.get(id).map_or("", |d| d[0]);
-        let chain_index = |id: &str| defs.get(id).and_then(|d| d.last().copied());
-        let index_16 = |id: &str| {
+        let info = text
+            .lines()
+            .find_map(|l| l.strip_prefix("OpName ")?.strip_suffix(" \"launch_info\""))
+            .expect("the launch-info buffer");
+        let zero_word = recompiler::layout::INFO_ZERO.to_string();
+        let constant = |id: &str, k: &str| {
             defs.get(id)
-                .is_some_and(|d| d[0] == "OpConstant" && d.last() == Some(&"16"))
+                .is_some_and(|d| d[0] == "OpConstant" && d.last() == Some(&k))
         };
-        // The launch-info zero: `OpLoad %uint %p`, `%p` an access chain whose last index is 16, or a value
-        // OR-ed with that load (`Emit::opaque`).
-        let load = |id: &str| {
+        // `%p = OpAccessChain %ptr %launch_info %0 %16`: the word the host sets to 0.
+        let word = |id: &str| {
             defs.get(id).is_some_and(|d| {
-                d[0] == "OpLoad"
-                    && op(d[2]) == "OpAccessChain"
-                    && chain_index(d[2]).is_some_and(index_16)
+                d[0] == "OpAccessChain" && d[2] == info && constant(d[d.len() - 1], &zero_word)
             })
         };
+        // The launch-info zero: `OpLoad %uint %p`, or a value OR-ed with that load (`Emit::opaque`).
+        let load = |id: &str| defs.get(id).is_some_and(|d| d[0] == "OpLoad" && word(d[2]));
         let zero = |id: &str| {
             load(id)
                 || defs
