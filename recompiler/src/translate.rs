@@ -1083,10 +1083,11 @@ fn float64_alu(
 
 /// Writes the f64 result `r` to VGPRs `vd` (low dword) and `vd + 1` in the lanes `active`, the low dword tied to
 /// the high one (`lo ^ (hi & z)`, `z` the launch-info zero of [`Emit::opaque`]) so that the host compiler never
-/// sees a result's high dword unused. NVIDIA's compiler (driver 580.159.04, H100 80GB HBM3) computed the low
-/// dword of a soft `v_fma_f64` with an infinite addend as if the addend were zero whenever the program overwrote
-/// the high dword, optimised or not, and got it right with this tie (README, "Host limits and host bugs worked
-/// around"; `conformance/fuzz-regressions/nvidia-f64-fma/`). About 20 SPIR-V words per f64 result.
+/// sees a result's high dword unused. An H100 80GB HBM3 (driver 580.159.04) computed the low dword of a soft
+/// `v_fma_f64` with an infinite addend as if the addend were zero whenever the program overwrote the high dword,
+/// optimised or not, and got it right with this tie; that the fault is NVIDIA's compiler is inferred (the model
+/// and lavapipe agree on the same module; README, "Host limits and host bugs worked around";
+/// `conformance/fuzz-regressions/nvidia-f64-fma/`). About 20 SPIR-V words per f64 result.
 fn write_f64(cx: &mut Cx, vd: u32, r: Sv, active: Sv) {
     let e = &mut cx.e;
     let (lo, hi) = (e.trunc(r), e.hi(r));
